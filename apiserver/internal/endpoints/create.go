@@ -1,0 +1,81 @@
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/apierrors"
+	"github.com/capstan-io/capstan/storage"
+)
+
+func (h *Handler) create(r *http.Request, req *request) (any, error) {
+	dry, err := dryRun(r)
+	if err != nil {
+		return nil, err
+	}
+	o, err := decodeObject(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTypeMeta(req, o); err != nil {
+		return nil, err
+	}
+	if o.ResourceVersion() != "" {
+		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	generated := o.Name() == ""
+	stampCreate(req, o, h.cfg.Now())
+	req.Name = o.Name()
+	if err := validateMeta(req, o); err != nil {
+		return nil, err
+	}
+	if err := h.admitNamespace(r.Context(), req); err != nil {
+		return nil, err
+	}
+	if dry {
+		return response{code: http.StatusCreated, body: o}, nil
+	}
+	for attempt := 0; ; attempt++ {
+		body, err := encodeForStorage(o)
+		if err != nil {
+			return nil, err
+		}
+		rev, err := h.cfg.Store.Create(r.Context(), req.key(), body)
+		if errors.Is(err, storage.ErrExists) && generated && attempt < 3 {
+			stampCreate(req, o, h.cfg.Now()) // another generated name
+			req.Name = o.Name()
+			continue
+		}
+		if err != nil {
+			return nil, storageError(err, req.res, req.Name)
+		}
+		o.SetResourceVersion(rev)
+		return response{code: http.StatusCreated, body: o}, nil
+	}
+}
+
+// admitNamespace refuses objects in a namespace that does not exist or is being deleted.
+func (h *Handler) admitNamespace(ctx context.Context, req *request) error {
+	if !req.res.Namespaced {
+		return nil
+	}
+	nsRes := &api.Resource{Version: "v1", Name: "namespaces"}
+	kv, err := h.cfg.Store.Get(ctx, nsRes.Key("", req.Namespace))
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierrors.NewNotFound(apierrors.Resource{Resource: "namespaces"}, req.Namespace)
+	}
+	if err != nil {
+		return err
+	}
+	ns, err := api.Decode(kv.Value)
+	if err != nil {
+		return err
+	}
+	if ns.DeletionTimestamp() != "" {
+		return apierrors.NewForbidden(fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", req.gr, req.Name, req.Namespace))
+	}
+	return nil
+}

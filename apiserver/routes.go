@@ -1,0 +1,59 @@
+package apiserver
+
+import (
+	"net/http"
+	"net/http/pprof"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
+	"github.com/capstan-io/capstan/apiserver/internal/filters"
+	"github.com/capstan-io/capstan/apiserver/internal/metrics"
+	"github.com/capstan-io/capstan/openapi"
+	"github.com/capstan-io/capstan/storage"
+)
+
+// publicPaths are served without credentials, as in Kubernetes.
+var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
+
+// routes is the hub's whole HTTP surface, in one list.
+func (s *Server) routes(store storage.Interface, hubs *hubSet, m *metrics.Metrics, adminToken string) http.Handler {
+	h := endpoints.New(endpoints.Config{
+		Store: store, Registry: s.reg, Hubs: hubs, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
+		WatchOpened: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
+		WatchClosed: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
+	})
+	wrap := func(f endpoints.HandlerFunc) http.Handler { return endpoints.Wrap(s.log, f) }
+	health := newHealth(store)
+
+	r := chi.NewRouter()
+	r.Use(filters.Recover(s.log), filters.RequestLog(s.log, m), filters.AdminOnly(adminToken, publicPaths, s.log),
+		filters.MaxInFlight(s.cfg.MaxRequestsInflight, s.cfg.MaxMutatingRequestsInflight, s.log, m))
+	r.NotFound(wrap(notFound).ServeHTTP)
+	r.MethodNotAllowed(wrap(methodNotAllowed).ServeHTTP)
+
+	r.Get("/healthz", health.live)
+	r.Get("/livez", health.live)
+	r.Get("/readyz", health.ready)
+	r.Method(http.MethodGet, "/version", wrap(version))
+	r.Handle("/metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	r.HandleFunc("/debug/pprof/*", pprof.Index)
+	r.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	r.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	r.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	r.HandleFunc("/debug/pprof/trace", pprof.Trace)
+
+	oapi := openapi.NewHandler(s.reg)
+	r.Method(http.MethodGet, "/openapi/v3", oapi)
+	r.Method(http.MethodGet, "/openapi/v3/*", oapi)
+	r.Method(http.MethodGet, "/api", wrap(h.APIVersions))
+	r.Method(http.MethodGet, "/api/v1", wrap(h.CoreResources))
+	r.Method(http.MethodGet, "/apis", wrap(h.APIGroupList))
+	r.Method(http.MethodGet, "/apis/{group}", wrap(h.APIGroup))
+	r.Method(http.MethodGet, "/apis/{group}/{version}", wrap(h.GroupResources))
+	r.Handle("/api/v1/*", wrap(h.ServeResource))
+	r.Handle("/apis/{group}/{version}/*", wrap(h.ServeResource))
+	return r
+}

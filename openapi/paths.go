@@ -1,0 +1,91 @@
+package openapi
+
+import (
+	"strings"
+
+	"github.com/capstan-io/capstan/apiserver/api"
+)
+
+// Document is the OpenAPI v3 document of some resources of one group version.
+func Document(rs []*api.Resource) map[string]any {
+	paths := map[string]any{}
+	schemas := map[string]any{}
+	for _, r := range rs {
+		gvk := map[string]string{"group": r.Group, "version": r.Version, "kind": r.Kind}
+		ref := map[string]any{"$ref": "#/components/schemas/" + SchemaName(r)}
+		schemas[SchemaName(r)] = map[string]any{
+			"type": "object", "x-kubernetes-group-version-kind": []any{gvk},
+			"properties": map[string]any{
+				"apiVersion": map[string]any{"type": "string"}, "kind": map[string]any{"type": "string"},
+				"metadata": map[string]any{"type": "object"},
+			},
+		}
+		coll, item := collectionPath(r), collectionPath(r)+"/{name}"
+		paths[coll] = map[string]any{
+			"get":    op("list", r, gvk, ref, listParams),
+			"post":   op("post", r, gvk, ref, writeParams),
+			"delete": op("deletecollection", r, gvk, ref, nil),
+		}
+		paths[item] = map[string]any{
+			"get":    op("get", r, gvk, ref, nil),
+			"put":    op("put", r, gvk, ref, writeParams),
+			"patch":  op("patch", r, gvk, ref, append(writeParams, "force")),
+			"delete": op("delete", r, gvk, ref, []string{"dryRun", "gracePeriodSeconds", "propagationPolicy"}),
+		}
+		for _, sub := range r.Subresources {
+			paths[item+"/"+sub] = map[string]any{
+				"get":   op("get", r, gvk, ref, nil),
+				"put":   op("put", r, gvk, ref, writeParams),
+				"patch": op("patch", r, gvk, ref, append(writeParams, "force")),
+			}
+		}
+	}
+	return map[string]any{
+		"openapi":    "3.0.0",
+		"info":       map[string]any{"title": "Capstan", "version": "v1.32.0"},
+		"paths":      paths,
+		"components": map[string]any{"schemas": schemas},
+	}
+}
+
+var (
+	listParams  = []string{"labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "resourceVersionMatch", "watch", "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds"}
+	writeParams = []string{"dryRun", "fieldManager", "fieldValidation"}
+)
+
+// op is one operation with its Kubernetes extensions and query parameters.
+func op(action string, r *api.Resource, gvk map[string]string, ref map[string]any, params []string) map[string]any {
+	ps := []any{}
+	for _, p := range params {
+		ps = append(ps, map[string]any{"name": p, "in": "query", "schema": map[string]any{"type": "string"}, "uniqueItems": true})
+	}
+	return map[string]any{
+		"operationId":                     action + r.Kind,
+		"parameters":                      ps,
+		"x-kubernetes-action":             action,
+		"x-kubernetes-group-version-kind": gvk,
+		"responses": map[string]any{"200": map[string]any{"description": "OK",
+			"content": map[string]any{"application/json": map[string]any{"schema": ref}}}},
+	}
+}
+
+// collectionPath is the path of r's collection, namespaced where r is.
+func collectionPath(r *api.Resource) string {
+	base := "/api/" + r.Version
+	if r.Group != "" {
+		base = "/apis/" + r.Group + "/" + r.Version
+	}
+	if r.Namespaced {
+		return base + "/namespaces/{namespace}/" + r.Name
+	}
+	return base + "/" + r.Name
+}
+
+// SchemaName is the component name of r's schema, as Kubernetes names it (io.k8s.api.core.v1.Pod).
+func SchemaName(r *api.Resource) string {
+	g := strings.TrimSuffix(r.Group, ".k8s.io")
+	if g == "" {
+		g = "core"
+	}
+	return "io.k8s.api." + g + "." + r.Version + "." + r.Kind
+}
