@@ -1,0 +1,75 @@
+package apiserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
+	"github.com/capstan-io/capstan/apiserver/client"
+)
+
+// raw sends one request with the admin token and returns the code and body.
+func raw(t *testing.T, s *apiservertest.Server, method, path, contentType string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL()+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	resp, err := s.Client.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// status decodes a Status body.
+func status(t *testing.T, b []byte) api.Status {
+	t.Helper()
+	var st api.Status
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatalf("not a Status: %v: %s", err, b)
+	}
+	return st
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func configMap(name string, data map[string]any) api.Object {
+	return api.Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}, "data": data}
+}
+
+func namespace(name string) api.Object {
+	return api.Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}
+}
+
+// setup starts a hub with namespace ns.
+func setup(t *testing.T, ns string) (*apiservertest.Server, *client.ResourceClient) {
+	t.Helper()
+	s := apiservertest.Start(t)
+	if _, err := s.Client.Resource("", "v1", "namespaces").Create(context.Background(), namespace(ns)); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	return s, s.Client.Resource("", "v1", "configmaps").Namespace(ns)
+}
+
+func setupServer(t *testing.T) *apiservertest.Server {
+	t.Helper()
+	return apiservertest.Start(t)
+}
