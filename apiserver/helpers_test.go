@@ -73,3 +73,12 @@ func setupServer(t *testing.T) *apiservertest.Server {
 	t.Helper()
 	return apiservertest.Start(t)
 }
+
+func pod(name string) api.Object {
+	return api.Object{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": name, "labels": map[string]any{"app": name}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "main", "image": "busybox"}}}}
+}
+
+func rawReq(method, path, query string, body any) client.Request {
+	return client.Request{Method: method, Path: path, Query: query, Body: mustJSON(body)}
+}

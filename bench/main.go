@@ -32,7 +32,7 @@ type Config struct {
 	EventInterval time.Duration // pacing between those writes
 	UnsafeNoFsync bool          // run etcd without fsync
 	HTTP1         bool          // use HTTP/1.1 keep-alive instead of HTTP/2
-	SkipStartup   bool          // skip the startup-time measurement
+	StartupRuns   int           // fresh-dir start plus restart pairs to time; 0 skips
 	Timeout       time.Duration // bound on the whole run
 	JSON          bool          // print JSON instead of Markdown
 }
@@ -45,6 +45,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Concurrency < 1 {
 		errs = append(errs, errors.New("--concurrency must be at least 1"))
+	}
+	if c.StartupRuns < 0 {
+		errs = append(errs, errors.New("--startup-runs must not be negative"))
 	}
 	if c.Events < 1 {
 		errs = append(errs, errors.New("--events must be at least 1"))
@@ -67,7 +70,7 @@ func main() {
 	flag.DurationVar(&cfg.EventInterval, "event-interval", 5*time.Millisecond, "pacing between watch round writes")
 	flag.BoolVar(&cfg.UnsafeNoFsync, "unsafe-no-fsync", false, "run the benchmark's etcd without fsync")
 	flag.BoolVar(&cfg.HTTP1, "http1", false, "talk HTTP/1.1 with keep-alive instead of HTTP/2")
-	flag.BoolVar(&cfg.SkipStartup, "skip-startup", false, "skip measuring server startup time")
+	flag.IntVar(&cfg.StartupRuns, "startup-runs", 3, "times to time a first start and a restart of a server with embedded etcd (median reported); 0 skips")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "bound on the whole run")
 	flag.BoolVar(&cfg.JSON, "json", false, "print results as JSON instead of a Markdown table")
 	flag.Parse()
