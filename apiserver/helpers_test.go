@@ -82,3 +82,8 @@ func pod(name string) api.Object {
 func rawReq(method, path, query string, body any) client.Request {
 	return client.Request{Method: method, Path: path, Query: query, Body: mustJSON(body)}
 }
+
+func setupServerB(b *testing.B) *apiservertest.Server {
+	b.Helper()
+	return apiservertest.Start(b)
+}

@@ -2,13 +2,13 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/internal/broadcast"
+	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
 	"github.com/capstan-io/capstan/apiserver/internal/registry"
 	"github.com/capstan-io/capstan/storage/etcd3"
 )
@@ -44,7 +44,7 @@ func (s *hubSet) Hub(r *api.Resource) *broadcast.Hub {
 				return nil, err
 			}
 			o.SetResourceVersion(rev)
-			b, err := json.Marshal(o)
+			b, err := endpoints.WithResourceVersion(value, rev)
 			if err != nil {
 				return nil, err
 			}

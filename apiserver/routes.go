@@ -19,9 +19,9 @@ import (
 var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
 
 // routes is the hub's whole HTTP surface, in one list.
-func (s *Server) routes(store storage.Interface, hubs *hubSet, m *metrics.Metrics, adminToken string) http.Handler {
+func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.NamespaceCache, m *metrics.Metrics, adminToken string) http.Handler {
 	h := endpoints.New(endpoints.Config{
-		Store: store, Registry: s.reg, Hubs: hubs, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
+		Store: store, Registry: s.reg, Hubs: hubs, Namespaces: ns, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
 		WatchOpened: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
 		WatchClosed: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
 	})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
 	"github.com/capstan-io/capstan/apiserver/internal/metrics"
 	"github.com/capstan-io/capstan/auth/pki"
 	"github.com/capstan-io/capstan/storage"
@@ -77,8 +78,8 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("preparing TLS material: %w", err)
 	}
-	endpoints := s.cfg.EtcdServers
-	if len(endpoints) == 0 {
+	etcdURLs := s.cfg.EtcdServers
+	if len(etcdURLs) == 0 {
 		e, err := etcd3.StartEmbedded(etcd3.EmbeddedConfig{
 			Dir:           filepath.Join(s.cfg.DataDir, "etcd"),
 			ClientURL:     s.cfg.EmbeddedEtcdClientURL,
@@ -89,9 +90,9 @@ func (s *Server) Run(ctx context.Context) error {
 			return err
 		}
 		defer e.Close()
-		endpoints = []string{e.Endpoint}
+		etcdURLs = []string{e.Endpoint}
 	}
-	cli, err := etcd3.NewClient(endpoints)
+	cli, err := etcd3.NewClient(etcdURLs)
 	if err != nil {
 		return fmt.Errorf("connecting to etcd: %w", err)
 	}
@@ -117,11 +118,12 @@ func (s *Server) Run(ctx context.Context) error {
 	for _, r := range s.reg.All() {
 		hubs.Hub(r) // start every resource's watch now, so the first watcher does not wait
 	}
+	nsCache := endpoints.NewNamespaceCache(store, hubs.Hub(s.mustLookup("", "v1", "namespaces")), s.log)
 
 	caPool := x509.NewCertPool()
 	caPool.AddCert(bundle.CACert)
 	srv := &http.Server{
-		Handler: s.routes(store, hubs, m, bundle.AdminToken),
+		Handler: s.routes(store, hubs, nsCache, m, bundle.AdminToken),
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{bundle.ServingCert},
 			ClientAuth:   tls.VerifyClientCertIfGiven,
@@ -136,6 +138,11 @@ func (s *Server) Run(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		nsCache.Run(runCtx)
+	}()
 	if s.cfg.CompactionInterval > 0 {
 		wg.Add(1)
 		go func() {
@@ -160,7 +167,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.addr, s.pki, s.kubeconf = ln.Addr().String(), bundle, kc
 	s.mu.Unlock()
 	close(s.readyc)
-	s.log.Info("serving", "url", url, "etcd", endpoints, "kubeconfig", kc)
+	s.log.Info("serving", "url", url, "etcd", etcdURLs, "kubeconfig", kc)
 
 	select {
 	case err := <-serveErr:

@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,18 +77,6 @@ func decodeStored(value []byte, rev int64) (api.Object, error) {
 	}
 	o.SetResourceVersion(rev)
 	return o, nil
-}
-
-// encodeForStorage encodes o without its resourceVersion, which storage owns.
-func encodeForStorage(o api.Object) ([]byte, error) {
-	m := o.Meta()
-	rv, had := m["resourceVersion"]
-	delete(m, "resourceVersion")
-	b, err := json.Marshal(o)
-	if had {
-		m["resourceVersion"] = rv
-	}
-	return b, err
 }
 
 // output describes how the client wants objects rendered.

@@ -52,8 +52,11 @@ func (h *Handler) create(r *http.Request, req *request) (any, error) {
 		if err != nil {
 			return nil, storageError(err, req.res, req.Name)
 		}
-		o.SetResourceVersion(rev)
-		return response{code: http.StatusCreated, body: o}, nil
+		out, err := WithResourceVersion(body, rev)
+		if err != nil {
+			return nil, err
+		}
+		return response{code: http.StatusCreated, body: rawJSON(out)}, nil
 	}
 }
 
@@ -62,19 +65,26 @@ func (h *Handler) admitNamespace(ctx context.Context, req *request) error {
 	if !req.res.Namespaced {
 		return nil
 	}
-	nsRes := &api.Resource{Version: "v1", Name: "namespaces"}
-	kv, err := h.cfg.Store.Get(ctx, nsRes.Key("", req.Namespace))
-	if errors.Is(err, storage.ErrNotFound) {
-		return apierrors.NewNotFound(apierrors.Resource{Resource: "namespaces"}, req.Namespace)
+	var known, terminating bool
+	if h.cfg.Namespaces != nil {
+		known, terminating = h.cfg.Namespaces.Lookup(req.Namespace)
 	}
-	if err != nil {
-		return err
+	if !known {
+		nsRes := &api.Resource{Version: "v1", Name: "namespaces"}
+		kv, err := h.cfg.Store.Get(ctx, nsRes.Key("", req.Namespace))
+		if errors.Is(err, storage.ErrNotFound) {
+			return apierrors.NewNotFound(apierrors.Resource{Resource: "namespaces"}, req.Namespace)
+		}
+		if err != nil {
+			return err
+		}
+		ns, err := api.Decode(kv.Value)
+		if err != nil {
+			return err
+		}
+		terminating = ns.DeletionTimestamp() != ""
 	}
-	ns, err := api.Decode(kv.Value)
-	if err != nil {
-		return err
-	}
-	if ns.DeletionTimestamp() != "" {
+	if terminating {
 		return apierrors.NewForbidden(fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", req.gr, req.Name, req.Namespace))
 	}
 	return nil

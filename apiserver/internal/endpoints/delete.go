@@ -219,7 +219,11 @@ func (h *Handler) deleteCollection(r *http.Request, req *request) (any, error) {
 		TypeMeta: api.TypeMeta{APIVersion: req.res.GroupVersion(), Kind: req.res.ListKind()},
 		Items:    make([]json.RawMessage, 0, len(res.items)),
 	}
-	for _, o := range res.items {
+	objs, err := decodeAll(res.items)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
 		one := *req
 		one.RequestInfo = &RequestInfo{Group: req.Group, Version: req.Version, Namespace: o.Namespace(), Resource: req.Resource, Name: o.Name(), Verb: "delete"}
 		v, err := h.deleteOne(r.Context(), &one, opts, dry)

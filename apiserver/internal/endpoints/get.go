@@ -11,12 +11,17 @@ func (h *Handler) get(r *http.Request, req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, _, err := h.load(r.Context(), req)
+	kv, err := h.cfg.Store.Get(r.Context(), req.key())
 	if err != nil {
-		return nil, err
+		return nil, storageError(err, req.res, req.Name)
 	}
 	if out.table {
+		o, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return nil, err
+		}
 		return h.table(req.res, []api.Object{o}, o.ResourceVersion(), out), nil
 	}
-	return o, nil
+	b, err := WithResourceVersion(kv.Value, kv.ModRevision)
+	return rawJSON(b), err
 }

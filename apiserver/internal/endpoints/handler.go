@@ -28,6 +28,8 @@ type Config struct {
 	Now func() time.Time
 	// WatchOpened and WatchClosed, if set, are told when a watch starts and ends.
 	WatchOpened, WatchClosed func(r *api.Resource)
+	// Namespaces, if set, answers namespace lookups for admission without reading etcd.
+	Namespaces *NamespaceCache
 	// BookmarkEvery is how often a watch that asked for bookmarks gets one.
 	BookmarkEvery time.Duration
 }

@@ -100,7 +100,7 @@ func parseListParams(r *http.Request, req *request) (*listParams, error) {
 
 // listResult is one page of matching objects.
 type listResult struct {
-	items     []api.Object
+	items     []storage.KeyValue
 	rev       int64
 	next      string // key to continue from, if more remain
 	remaining *int64
@@ -133,15 +133,17 @@ func (h *Handler) collect(r *http.Request, req *request, p *listParams) (*listRe
 			out.rev = p.rev
 		}
 		for i, kv := range res.Items {
-			o, err := decodeStored(kv.Value, kv.ModRevision)
-			if err != nil {
-				h.cfg.Log.Error("skipping undecodable object", "key", kv.Key, "err", err)
-				continue
+			if !p.filter.empty() {
+				o, err := decodeStored(kv.Value, kv.ModRevision)
+				if err != nil {
+					h.cfg.Log.Error("skipping undecodable object", "key", kv.Key, "err", err)
+					continue
+				}
+				if !p.filter.matchObject(req, o) {
+					continue
+				}
 			}
-			if !p.filter.matchObject(req, o) {
-				continue
-			}
-			out.items = append(out.items, o)
+			out.items = append(out.items, kv)
 			if p.limit > 0 && int64(len(out.items)) == p.limit {
 				if i < len(res.Items)-1 || res.More {
 					out.next = kv.Key + "\x00"
@@ -181,7 +183,11 @@ func (h *Handler) list(r *http.Request, req *request) (any, error) {
 		cont = encodeContinue(res.rev, res.next, req.prefix())
 	}
 	if out.table {
-		t := h.table(req.res, res.items, strconv.FormatInt(res.rev, 10), out)
+		objs, err := decodeAll(res.items)
+		if err != nil {
+			return nil, err
+		}
+		t := h.table(req.res, objs, strconv.FormatInt(res.rev, 10), out)
 		t.Metadata.Continue, t.Metadata.RemainingItemCount = cont, res.remaining
 		return t, nil
 	}
@@ -190,12 +196,25 @@ func (h *Handler) list(r *http.Request, req *request) (any, error) {
 		Metadata: api.ListMeta{ResourceVersion: strconv.FormatInt(res.rev, 10), Continue: cont, RemainingItemCount: res.remaining},
 		Items:    make([]json.RawMessage, 0, len(res.items)),
 	}
-	for _, it := range res.items {
-		b, err := json.Marshal(it)
+	for _, kv := range res.items {
+		b, err := WithResourceVersion(kv.Value, kv.ModRevision)
 		if err != nil {
 			return nil, err
 		}
 		list.Items = append(list.Items, b)
 	}
 	return list, nil
+}
+
+// decodeAll decodes listed objects.
+func decodeAll(kvs []storage.KeyValue) ([]api.Object, error) {
+	out := make([]api.Object, 0, len(kvs))
+	for _, kv := range kvs {
+		o, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

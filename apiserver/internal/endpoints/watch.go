@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -81,7 +80,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) (a
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), p.timeout)
 	defer cancel()
-	var initial []api.Object
+	var initial []storage.KeyValue
 	switch {
 	case p.initial:
 		res, err := h.collect(r, req, &listParams{filter: p.filter})
@@ -116,8 +115,12 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) (a
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	for _, o := range initial {
-		b, _ := json.Marshal(o)
+	for _, kv := range initial {
+		b, err := WithResourceVersion(kv.Value, kv.ModRevision)
+		if err != nil {
+			h.cfg.Log.Error("skipping undecodable object", "key", kv.Key, "err", err)
+			continue
+		}
 		fw.write(api.Added, b)
 	}
 	last := p.from

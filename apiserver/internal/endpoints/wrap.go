@@ -69,7 +69,9 @@ func writeJSON(w http.ResponseWriter, code int, body []byte) {
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	se := ToStatus(err)
 	code := int(se.Status.Code)
-	if code >= 500 {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		log.DebugContext(r.Context(), "client went away", "err", err)
+	} else if code >= 500 {
 		log.ErrorContext(r.Context(), "request failed", "code", code, "reason", se.Status.Reason, "err", err)
 	} else {
 		log.DebugContext(r.Context(), "request rejected", "code", code, "reason", se.Status.Reason, "message", se.Status.Message)

@@ -1,0 +1,93 @@
+package endpoints
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/internal/broadcast"
+	"github.com/capstan-io/capstan/storage"
+)
+
+// NamespaceCache remembers which namespaces exist and which are terminating,
+// fed by the namespaces watch, so admitting a create costs no etcd read. A
+// namespace it does not know yet (created a moment ago) is looked up in etcd
+// instead, so the cache can lag without refusing anything it should admit.
+// It is safe for concurrent use.
+type NamespaceCache struct {
+	store storage.Reader
+	hub   *broadcast.Hub
+	log   *slog.Logger
+
+	mu          sync.RWMutex
+	terminating map[string]bool // by namespace name; present means it exists
+	synced      bool
+}
+
+// NewNamespaceCache returns a cache fed from hub, the namespaces resource's hub.
+func NewNamespaceCache(store storage.Reader, hub *broadcast.Hub, log *slog.Logger) *NamespaceCache {
+	return &NamespaceCache{store: store, hub: hub, log: log, terminating: map[string]bool{}}
+}
+
+// Lookup reports whether the cache knows ns, and if so whether it is terminating.
+func (c *NamespaceCache) Lookup(ns string) (known, terminating bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.terminating[ns]
+	return ok && c.synced, t
+}
+
+// Run keeps the cache current until ctx ends, re-listing whenever its watch ends.
+func (c *NamespaceCache) Run(ctx context.Context) error {
+	prefix := (&api.Resource{Version: "v1", Name: "namespaces"}).KeyPrefix()
+	for ctx.Err() == nil {
+		if err := c.sync(ctx, prefix); err != nil && ctx.Err() == nil {
+			c.log.Warn("namespace cache re-listing", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	return nil
+}
+
+func (c *NamespaceCache) sync(ctx context.Context, prefix string) error {
+	res, err := c.store.List(ctx, prefix, storage.ListOptions{})
+	if err != nil {
+		return err
+	}
+	m := make(map[string]bool, len(res.Items))
+	for _, kv := range res.Items {
+		if o, err := api.Decode(kv.Value); err == nil {
+			m[o.Name()] = o.DeletionTimestamp() != ""
+		}
+	}
+	c.mu.Lock()
+	c.terminating, c.synced = m, true
+	c.mu.Unlock()
+	sub := c.hub.Subscribe(ctx, res.Revision)
+	defer sub.Stop()
+	for ev := range sub.C() {
+		if ev.Object == nil {
+			continue
+		}
+		o, err := api.Decode(ev.Object.JSON)
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		if ev.Type == storage.EventDelete {
+			delete(c.terminating, o.Name())
+		} else {
+			c.terminating[o.Name()] = o.DeletionTimestamp() != ""
+		}
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	c.synced = false
+	c.mu.Unlock()
+	return sub.Err()
+}
