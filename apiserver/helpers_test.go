@@ -87,3 +87,9 @@ func setupServerB(b *testing.B) *apiservertest.Server {
 	b.Helper()
 	return apiservertest.Start(b)
 }
+
+var clientListAll = client.ListOptions{}
+
+func clientOpts(labels, fields string) client.ListOptions {
+	return client.ListOptions{LabelSelector: labels, FieldSelector: fields}
+}

@@ -196,3 +196,33 @@ func TestFinalizersGraceAndPreconditions(t *testing.T) {
 		t.Fatalf("create in terminating namespace: %v, want 403", err)
 	}
 }
+
+func TestDeleteCollectionAndPodFields(t *testing.T) {
+	s, _ := setup(t, "dc")
+	ctx := context.Background()
+	pods := s.Client.Resource("", "v1", "pods").Namespace("dc")
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := pods.Create(ctx, pod(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bind := api.Object{"apiVersion": "v1", "kind": "Binding", "metadata": map[string]any{"name": "a"}, "target": map[string]any{"kind": "Node", "name": "n1"}}
+	if _, err := s.Client.Do(ctx, rawReq("POST", pods.Path("a", "binding"), "", bind)); err != nil {
+		t.Fatal(err)
+	}
+	onNode, err := s.Client.Resource("", "v1", "pods").List(ctx, clientOpts("", "spec.nodeName=n1"))
+	if err != nil || len(onNode.Items) != 1 || onNode.Items[0].Name() != "a" {
+		t.Fatalf("pods on n1: %v %v", onNode, err)
+	}
+	pending, _ := pods.List(ctx, clientOpts("", "status.phase=Pending,spec.nodeName="))
+	if len(pending.Items) != 2 {
+		t.Fatalf("unbound pending pods: %d, want 2", len(pending.Items))
+	}
+	if _, err := s.Client.Do(ctx, rawReq("DELETE", pods.Path("", ""), "labelSelector=app+in+(b,c)", nil)); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := pods.List(ctx, clientListAll)
+	if len(left.Items) != 1 || left.Items[0].Name() != "a" {
+		t.Fatalf("deletecollection by selector left %d pods", len(left.Items))
+	}
+}

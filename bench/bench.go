@@ -121,7 +121,9 @@ func (b *Bench) runAgainstEtcd(ctx context.Context, tmp, bin string) (err error)
 	b.res.EtcdPut = measure(fmt.Sprintf("etcd put (%d B)", b.res.StoredBytes), b.cfg.N, put)
 	base, b.res.EtcdPut.Ratio = b.res.EtcdPut.PerSec, 1
 	err = runVerbs(ctx, api, b.cfg.N, func(name string, ops int, op opFunc) {
+		stopProfile := profileServer(ctx, api, b.cfg.ProfileDir, name)
 		b.res.Verbs = append(b.res.Verbs, measure(name, ops, op))
+		stopProfile()
 	})
 	if err != nil {
 		return err

@@ -35,6 +35,7 @@ type Config struct {
 	StartupRuns   int           // fresh-dir start plus restart pairs to time; 0 skips
 	Timeout       time.Duration // bound on the whole run
 	JSON          bool          // print JSON instead of Markdown
+	ProfileDir    string        // if set, a server CPU profile per verb is written here
 }
 
 // Validate reports settings the run cannot use.
@@ -72,6 +73,7 @@ func main() {
 	flag.BoolVar(&cfg.HTTP1, "http1", false, "talk HTTP/1.1 with keep-alive instead of HTTP/2")
 	flag.IntVar(&cfg.StartupRuns, "startup-runs", 3, "times to time a first start and a restart of a server with embedded etcd (median reported); 0 skips")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "bound on the whole run")
+	flag.StringVar(&cfg.ProfileDir, "profile-dir", "", "write a CPU profile of the server per measured verb into this directory (go tool pprof)")
 	flag.BoolVar(&cfg.JSON, "json", false, "print results as JSON instead of a Markdown table")
 	flag.Parse()
 	var err error
