@@ -96,7 +96,7 @@ func testKubectlMetadataAndPatch(t *testing.T, s *framework.Server, ns string) {
 	}{
 		{"label", []string{"label", "configmap", "settings", "tier=backend"}, "configmap/settings labeled", "{.metadata.labels.tier}", "backend"},
 		{"relabel", []string{"label", "configmap", "settings", "tier=frontend", "--overwrite"}, "configmap/settings labeled", "{.metadata.labels.tier}", "frontend"},
-		{"unlabel", []string{"label", "configmap", "settings", "tier-"}, "configmap/settings unlabeled", "{.metadata.labels}", ""},
+		{"unlabel", []string{"label", "configmap", "settings", "tier-"}, "configmap/settings unlabeled", "{.metadata.labels.tier}", ""},
 		{"annotate", []string{"annotate", "configmap", "settings", "note=hello"}, "configmap/settings annotated", "{.metadata.annotations.note}", "hello"},
 		{"merge patch adds", []string{"patch", "configmap", "settings", "--type=merge", "-p", `{"data":{"size":"L"}}`}, "configmap/settings patched", "{.data}", `{"color":"blue","size":"L"}`},
 		{"merge patch removes", []string{"patch", "configmap", "settings", "--type=merge", "-p", `{"data":{"size":null}}`}, "configmap/settings patched", "{.data}", `{"color":"blue"}`},

@@ -46,9 +46,9 @@ type Server struct {
 	// LogPath is the file that receives the child's stdout and stderr.
 	LogPath string
 
-	cmd    *exec.Cmd
-	client *http.Client  // trusts the cluster CA; no credentials
-	exitc  chan struct{} // closed once the process has exited; waitErr is then set
+	cmd     *exec.Cmd
+	client  *http.Client  // trusts the cluster CA; no credentials
+	exitc   chan struct{} // closed once the process has exited; waitErr is then set
 	waitErr error
 
 	stopOnce sync.Once

@@ -109,6 +109,22 @@ func invalid(req *request, name string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(req.res.Kind, req.res.Group, name, fes)
 }
 
+// normalizeMeta drops empty metadata maps and lists, which Kubernetes omits,
+// so `labels: {}` and no labels are the same object.
+func normalizeMeta(o api.Object) {
+	m := o.Meta()
+	for _, k := range []string{"labels", "annotations"} {
+		if v, ok := m[k].(map[string]any); ok && len(v) == 0 || m[k] == nil {
+			delete(m, k)
+		}
+	}
+	for _, k := range []string{"finalizers", "ownerReferences", "managedFields"} {
+		if v, ok := m[k].([]any); ok && len(v) == 0 || m[k] == nil {
+			delete(m, k)
+		}
+	}
+}
+
 // stampCreate sets the server-owned metadata of a new object.
 func stampCreate(req *request, o api.Object, now time.Time) {
 	m := o.Meta()
@@ -130,6 +146,7 @@ func stampCreate(req *request, o api.Object, now time.Time) {
 	if req.strat.PrepareForCreate != nil {
 		req.strat.PrepareForCreate(o)
 	}
+	normalizeMeta(o)
 }
 
 // dryRun reads ?dryRun=All.

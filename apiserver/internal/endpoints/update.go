@@ -140,6 +140,7 @@ func (h *Handler) finishUpdate(req *request, cur, next api.Object) {
 			}
 		}
 	}
+	normalizeMeta(next)
 	cm, nm := cur.Meta(), next.Meta()
 	for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "name", "namespace", "resourceVersion"} {
 		if v, ok := cm[k]; ok {

@@ -92,7 +92,7 @@ func RequestLog(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Ha
 			if rec.code >= 500 {
 				level = slog.LevelError
 			}
-			l.Log(ctx, level, "request", "method", r.Method, "path", r.URL.Path, KeyVerb, verb, KeyResource, resource,
+			l.Log(ctx, level, "request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery, KeyVerb, verb, KeyResource, resource,
 				KeyCode, rec.code, "duration", d, "remote", r.RemoteAddr)
 		})
 	}
