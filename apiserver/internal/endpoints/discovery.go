@@ -9,8 +9,8 @@ import (
 	"github.com/capstan-io/capstan/apiserver/api"
 )
 
-// subresourceDiscovery is how each subresource appears in discovery.
-var subresourceDiscovery = map[string]api.APIResource{
+// subresourceDiscoveries is how each subresource appears in discovery.
+var subresourceDiscoveries = map[string]api.APIResource{
 	"status":   {Verbs: []string{"get", "patch", "update"}},
 	"finalize": {Verbs: []string{"update"}},
 	"binding":  {Kind: "Binding", Verbs: []string{"create"}},
@@ -32,7 +32,7 @@ func resourceList(reg *api.Registry, group, version string) (api.APIResourceList
 			Verbs: api.StandardVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		for _, sub := range r.Subresources {
-			d := subresourceDiscovery[sub]
+			d := subresourceDiscoveries[sub]
 			d.Name, d.Namespaced = r.Name+"/"+sub, r.Namespaced
 			if d.Kind == "" {
 				d.Kind = r.Kind
@@ -74,6 +74,9 @@ func groups(reg *api.Registry) []api.APIGroup {
 
 // APIVersions serves /api.
 func (h *Handler) APIVersions(w http.ResponseWriter, r *http.Request) (any, error) {
+	if v := aggregatedVersion(r); v != "" {
+		return aggregated(h.cfg.Registry, true, v), nil
+	}
 	return api.APIVersions{
 		TypeMeta:                   api.TypeMeta{Kind: "APIVersions"},
 		Versions:                   []string{"v1"},
@@ -83,6 +86,9 @@ func (h *Handler) APIVersions(w http.ResponseWriter, r *http.Request) (any, erro
 
 // APIGroupList serves /apis.
 func (h *Handler) APIGroupList(w http.ResponseWriter, r *http.Request) (any, error) {
+	if v := aggregatedVersion(r); v != "" {
+		return aggregated(h.cfg.Registry, false, v), nil
+	}
 	return api.APIGroupList{TypeMeta: api.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: groups(h.cfg.Registry)}, nil
 }
 

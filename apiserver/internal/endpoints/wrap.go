@@ -26,6 +26,12 @@ type response struct {
 // streamed marks a response the handler already wrote (watches).
 type streamed struct{}
 
+// typedJSON is a JSON body with its own media type (such as aggregated discovery).
+type typedJSON struct {
+	contentType string
+	body        any
+}
+
 // rawJSON is an already-encoded body.
 type rawJSON []byte
 
@@ -41,24 +47,28 @@ func Wrap(log *slog.Logger, h HandlerFunc) http.Handler {
 		if resp, ok := v.(response); ok {
 			code, v = resp.code, resp.body
 		}
+		contentType := "application/json"
+		if t, ok := v.(typedJSON); ok {
+			contentType, v = t.contentType, t.body
+		}
 		switch b := v.(type) {
 		case streamed:
 			return
 		case rawJSON:
-			writeJSON(w, code, b)
+			writeJSON(w, code, contentType, b)
 		default:
 			body, err := json.Marshal(v)
 			if err != nil {
 				WriteError(w, r, log, fmt.Errorf("encoding response: %w", err))
 				return
 			}
-			writeJSON(w, code, body)
+			writeJSON(w, code, contentType, body)
 		}
 	})
 }
 
-func writeJSON(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+func writeJSON(w http.ResponseWriter, code int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(code)
 	w.Write(body)
@@ -80,7 +90,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		w.Header().Set("Retry-After", strconv.Itoa(int(se.Status.Details.RetryAfterSeconds)))
 	}
 	body, _ := json.Marshal(se.Status)
-	writeJSON(w, code, body)
+	writeJSON(w, code, "application/json", body)
 }
 
 // ToStatus maps any error onto a StatusError. Storage errors without request
