@@ -43,7 +43,6 @@ func (s *hubSet) Hub(r *api.Resource) *broadcast.Hub {
 			if err != nil {
 				return nil, err
 			}
-			o.SetResourceVersion(rev)
 			b, err := endpoints.WithResourceVersion(value, rev)
 			if err != nil {
 				return nil, err
