@@ -100,33 +100,14 @@ func (h *Handler) deleteOne(ctx context.Context, req *request, opts *deleteOptio
 		if dry {
 			return next, nil
 		}
-		if graceful {
-			if reflect.DeepEqual(cur, next) {
-				return cur, nil
-			}
-			body, err := encodeForStorage(next)
-			if err != nil {
-				return nil, err
-			}
-			newRev, err := h.cfg.Store.Update(ctx, req.key(), body, rev)
-			if errors.Is(err, storage.ErrConflict) && attempt < maxUpdateRetries {
-				continue
-			}
-			if err != nil {
-				return nil, storageError(err, req.res, req.Name)
-			}
-			next.SetResourceVersion(newRev)
-			return next, nil
+		if graceful && reflect.DeepEqual(cur, next) {
+			return cur, nil
 		}
-		delRev, err := h.cfg.Store.Delete(ctx, req.key(), rev)
+		out, err := h.commit(ctx, req, next, rev, !graceful)
 		if errors.Is(err, storage.ErrConflict) && attempt < maxUpdateRetries {
 			continue
 		}
-		if err != nil {
-			return nil, storageError(err, req.res, req.Name)
-		}
-		cur.SetResourceVersion(delRev)
-		return cur, nil
+		return out, storageError(err, req.res, req.Name)
 	}
 }
 

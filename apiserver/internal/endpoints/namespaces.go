@@ -21,22 +21,41 @@ type NamespaceCache struct {
 	hub   *broadcast.Hub
 	log   *slog.Logger
 
-	mu          sync.RWMutex
-	terminating map[string]bool // by namespace name; present means it exists
-	synced      bool
+	mu     sync.RWMutex
+	states map[string]nsState // by namespace name; present means it exists
+	synced bool
+}
+
+// nsState is what the cache knows of one namespace, and as of which revision.
+type nsState struct {
+	terminating bool
+	gone        bool // deleted: kept so an older event cannot bring it back
+	rev         int64
 }
 
 // NewNamespaceCache returns a cache fed from hub, the namespaces resource's hub.
 func NewNamespaceCache(store storage.Reader, hub *broadcast.Hub, log *slog.Logger) *NamespaceCache {
-	return &NamespaceCache{store: store, hub: hub, log: log, terminating: map[string]bool{}}
+	return &NamespaceCache{store: store, hub: hub, log: log, states: map[string]nsState{}}
 }
 
 // Lookup reports whether the cache knows ns, and if so whether it is terminating.
 func (c *NamespaceCache) Lookup(ns string) (known, terminating bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	t, ok := c.terminating[ns]
-	return ok && c.synced, t
+	st, ok := c.states[ns]
+	return ok && !st.gone && c.synced, st.terminating
+}
+
+// Observe records a namespace's state as of rev, unless the cache already knows a
+// newer one. This server's own namespace writes call it, so its next request sees
+// them without waiting for the watch; deleted marks the namespace gone.
+func (c *NamespaceCache) Observe(name string, terminating, deleted bool, rev int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.states[name]; ok && cur.rev > rev {
+		return
+	}
+	c.states[name] = nsState{terminating: terminating, gone: deleted, rev: rev}
 }
 
 // Run keeps the cache current until ctx ends, re-listing whenever its watch ends.
@@ -59,14 +78,14 @@ func (c *NamespaceCache) sync(ctx context.Context, prefix string) error {
 	if err != nil {
 		return err
 	}
-	m := make(map[string]bool, len(res.Items))
+	m := make(map[string]nsState, len(res.Items))
 	for _, kv := range res.Items {
 		if o, err := api.Decode(kv.Value); err == nil {
-			m[o.Name()] = o.DeletionTimestamp() != ""
+			m[o.Name()] = nsState{terminating: o.DeletionTimestamp() != "", rev: kv.ModRevision}
 		}
 	}
 	c.mu.Lock()
-	c.terminating, c.synced = m, true
+	c.states, c.synced = m, true
 	c.mu.Unlock()
 	sub := c.hub.Subscribe(ctx, res.Revision)
 	defer sub.Stop()
@@ -78,13 +97,7 @@ func (c *NamespaceCache) sync(ctx context.Context, prefix string) error {
 		if err != nil {
 			continue
 		}
-		c.mu.Lock()
-		if ev.Type == storage.EventDelete {
-			delete(c.terminating, o.Name())
-		} else {
-			c.terminating[o.Name()] = o.DeletionTimestamp() != ""
-		}
-		c.mu.Unlock()
+		c.Observe(o.Name(), o.DeletionTimestamp() != "", ev.Type == storage.EventDelete, ev.Rev)
 	}
 	c.mu.Lock()
 	c.synced = false

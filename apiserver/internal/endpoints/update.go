@@ -79,29 +79,37 @@ func (h *Handler) guaranteedUpdate(ctx context.Context, req *request, dry bool, 
 		if dry {
 			return next, nil
 		}
-		if shouldDeleteDuringUpdate(cur, next) {
-			if _, err := h.cfg.Store.Delete(ctx, req.key(), rev); err != nil {
-				if errors.Is(err, storage.ErrConflict) && attempt < maxUpdateRetries {
-					continue
-				}
-				return nil, storageError(err, req.res, req.Name)
-			}
-			return next, nil
-		}
-		body, err := encodeForStorage(next)
-		if err != nil {
-			return nil, err
-		}
-		newRev, err := h.cfg.Store.Update(ctx, req.key(), body, rev)
+		out, err := h.commit(ctx, req, next, rev, shouldDeleteDuringUpdate(cur, next))
 		if errors.Is(err, storage.ErrConflict) && attempt < maxUpdateRetries {
 			continue
 		}
-		if err != nil {
-			return nil, storageError(err, req.res, req.Name)
-		}
-		next.SetResourceVersion(newRev)
-		return next, nil
+		return out, storageError(err, req.res, req.Name)
 	}
+}
+
+// commit writes next over revision rev of the request's object, or deletes the
+// object when del is set, and returns next stamped with the new revision.
+// Storage errors come back unmapped, so callers can retry a lost race.
+func (h *Handler) commit(ctx context.Context, req *request, next api.Object, rev int64, del bool) (api.Object, error) {
+	var newRev int64
+	var err error
+	if del {
+		newRev, err = h.cfg.Store.Delete(ctx, req.key(), rev)
+	} else {
+		var body []byte
+		if body, err = encodeForStorage(next); err != nil {
+			return nil, err
+		}
+		newRev, err = h.cfg.Store.Update(ctx, req.key(), body, rev)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if req.res.Kind == "Namespace" && req.res.Group == "" && h.cfg.Namespaces != nil {
+		h.cfg.Namespaces.Observe(next.Name(), next.DeletionTimestamp() != "", del, newRev)
+	}
+	next.SetResourceVersion(newRev)
+	return next, nil
 }
 
 // finishUpdate keeps what clients may not change and applies the subresource rules:
