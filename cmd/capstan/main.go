@@ -9,11 +9,18 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/capstan-io/capstan/agents/containers"
 )
 
 var commands = map[string]func(ctx context.Context, args []string) error{
 	"server":     runServer,
 	"kubeconfig": runKubeconfig,
+	// container-shim is internal: the node agent runs it as each container's parent.
+	"container-shim": func(ctx context.Context, args []string) error {
+		os.Exit(containers.ShimMain(args))
+		return nil
+	},
 }
 
 func main() {
