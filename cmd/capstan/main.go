@@ -16,6 +16,7 @@ import (
 var commands = map[string]func(ctx context.Context, args []string) error{
 	"server":     runServer,
 	"kubeconfig": runKubeconfig,
+	"etcd":       runEtcd,
 	// container-shim is internal: the node agent runs it as each container's parent.
 	"container-shim": func(ctx context.Context, args []string) error {
 		os.Exit(containers.ShimMain(args))
@@ -25,7 +26,7 @@ var commands = map[string]func(ctx context.Context, args []string) error{
 
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: capstan <server|kubeconfig> [flags]")
+		fmt.Fprintln(os.Stderr, "usage: capstan <server|kubeconfig|etcd> [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
