@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/capstan-io/capstan/agents/internal/wait"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -114,7 +114,7 @@ func (inf *Informer) Run(ctx context.Context) error {
 		defer t.Stop()
 		resync = t.C
 	}
-	bo := backoff{min: inf.cfg.MinBackoff, max: inf.cfg.MaxBackoff}
+	bo := wait.Backoff{Min: inf.cfg.MinBackoff, Max: inf.cfg.MaxBackoff}
 	rv := ""
 	for {
 		if ctx.Err() != nil {
@@ -127,7 +127,7 @@ func (inf *Informer) Run(ctx context.Context) error {
 					return ctx.Err()
 				}
 				inf.log.Warn("list failed", "err", err)
-				if !sleep(ctx, bo.next()) {
+				if !wait.Sleep(ctx, bo.Next()) {
 					return ctx.Err()
 				}
 				continue
@@ -140,16 +140,16 @@ func (inf *Informer) Run(ctx context.Context) error {
 		case apierrors.IsGone(err):
 			inf.log.Info("watch expired, listing again", "rv", next)
 			rv = ""
-			bo.reset()
+			bo.Reset()
 		case err != nil:
 			inf.log.Warn("watch failed", "rv", next, "err", err)
 			rv = next
-			if !sleep(ctx, bo.next()) {
+			if !wait.Sleep(ctx, bo.Next()) {
 				return ctx.Err()
 			}
 		default:
 			rv = next
-			bo.reset()
+			bo.Reset()
 		}
 	}
 }
@@ -220,7 +220,7 @@ func (inf *Informer) apply(typ string, o api.Object, handlers []Handler, initial
 // watch follows one watch request from rv; it returns the last rv seen and
 // why the stream ended (nil for a clean end such as a server timeout).
 func (inf *Informer) watch(ctx context.Context, rv string, handlers []Handler, resync <-chan time.Time) (string, error) {
-	timeout := inf.cfg.WatchTimeout + time.Duration(rand.Int64N(int64(inf.cfg.WatchTimeout)))
+	timeout := wait.Jitter(inf.cfg.WatchTimeout, 1)
 	w, err := inf.rc.Watch(ctx, client.ListOptions{
 		LabelSelector: inf.cfg.LabelSelector, FieldSelector: inf.cfg.FieldSelector,
 		ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: int64(timeout / time.Second),
@@ -258,51 +258,15 @@ func (inf *Informer) watch(ctx context.Context, rv string, handlers []Handler, r
 	}
 }
 
-// backoff is exponential with full jitter between min and the current ceiling.
-type backoff struct {
-	min, max, cur time.Duration
-}
-
-func (b *backoff) next() time.Duration {
-	if b.cur == 0 {
-		b.cur = b.min
-	} else {
-		b.cur = min(2*b.cur, b.max)
-	}
-	return b.min + time.Duration(rand.Int64N(int64(b.cur-b.min)+1))
-}
-
-func (b *backoff) reset() { b.cur = 0 }
-
-// sleep waits d or until ctx is done; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // WaitForSync blocks until every synced func reports true or ctx is done; it
 // reports whether all synced.
 func WaitForSync(ctx context.Context, synced ...func() bool) bool {
-	t := time.NewTicker(20 * time.Millisecond)
-	defer t.Stop()
-	for {
-		all := true
+	return wait.Until(ctx, 20*time.Millisecond, func() bool {
 		for _, s := range synced {
-			all = all && s()
+			if !s() {
+				return false
+			}
 		}
-		if all {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
-	}
+		return true
+	})
 }

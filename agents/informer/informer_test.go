@@ -188,4 +188,3 @@ func TestInformerResync(t *testing.T) {
 	cancel()
 	<-done
 }
-

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/capstan-io/capstan/agents/internal/wait"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -168,7 +168,7 @@ func (e *Elector) acquire(ctx context.Context, cb Callbacks) bool {
 		if ok {
 			return true
 		}
-		if !wait(ctx, jitter(e.cfg.RetryPeriod)) {
+		if !wait.Sleep(ctx, wait.Jitter(e.cfg.RetryPeriod, 0.2)) {
 			return false
 		}
 	}
@@ -280,20 +280,5 @@ func (e *Elector) release() {
 	r.write(o)
 	if _, err := e.leases.Update(ctx, o, ""); err != nil {
 		e.log.Warn("release: updating lease", "err", err)
-	}
-}
-
-// jitter returns d plus up to 20%.
-func jitter(d time.Duration) time.Duration { return d + time.Duration(rand.Int64N(int64(d)/5+1)) }
-
-// wait sleeps d or until ctx ends; it reports whether d passed.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
+	"github.com/capstan-io/capstan/agents/informer"
 	"github.com/capstan-io/capstan/agents/workqueue"
 )
 
@@ -53,14 +53,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		workers = 1
 	}
 	defer c.queue.ShutDown()
-	for len(c.synced) > 0 && !c.allSynced() {
-		t := time.NewTimer(20 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+	if !informer.WaitForSync(ctx, c.synced...) {
+		return ctx.Err()
 	}
 	var wg sync.WaitGroup
 	for range workers {
@@ -75,15 +69,6 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	c.queue.ShutDown()
 	wg.Wait()
 	return ctx.Err()
-}
-
-func (c *Controller) allSynced() bool {
-	for _, s := range c.synced {
-		if !s() {
-			return false
-		}
-	}
-	return true
 }
 
 // processNext reconciles one key; it reports false when the queue is shut down.
