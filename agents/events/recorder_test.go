@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/agents/events"
+	"github.com/capstan-io/capstan/agents/internal/agenttest"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -31,23 +32,10 @@ func TestAggregation(t *testing.T) {
 
 	evs := hub.Client.Resource("", "v1", "events").Namespace("default")
 	var list *client.List
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	agenttest.Eventually(t, 10*time.Second, "two events, one with count 3", func() bool {
 		list, err = evs.List(ctx, client.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Items) == 2 && countOf(list, "FailedThing") == 3 {
-			break
-		}
-		select {
-		case <-deadline:
-			t.Fatalf("events never aggregated: %v", list.Items)
-		case <-tick.C:
-		}
-	}
+		return err == nil && len(list.Items) == 2 && countOf(list, "FailedThing") == 3
+	})
 	for _, ev := range list.Items {
 		for _, tc := range []struct{ field, want string }{
 			{"involvedObject.kind", "ConfigMap"},

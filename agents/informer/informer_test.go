@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/agents/informer"
+	"github.com/capstan-io/capstan/agents/internal/agenttest"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -52,16 +53,7 @@ func newProxy(t *testing.T, hub *apiservertest.Server) *proxy {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	agenttest.Eventually(t, 10*time.Second, what, cond)
 }
 
 func configMap(name string) api.Object {
