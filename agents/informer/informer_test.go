@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capstan-io/capstan/agents/agenttest"
 	"github.com/capstan-io/capstan/agents/informer"
-	"github.com/capstan-io/capstan/agents/internal/agenttest"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"

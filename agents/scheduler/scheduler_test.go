@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capstan-io/capstan/agents/internal/agenttest"
+	"github.com/capstan-io/capstan/agents/agenttest"
 	"github.com/capstan-io/capstan/agents/scheduler"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"

@@ -1,4 +1,3 @@
-// Package agenttest holds helpers shared by the agents' tests.
 package agenttest
 
 import (
