@@ -34,10 +34,12 @@ type Scheduler struct {
 	unschedulable map[string]struct{} // pods waiting for a cluster change
 }
 
-// binding is one decision for a binder to write.
+// binding is one decision for a binder to write: a node to bind pod to, or
+// (fit set) why it fits nowhere.
 type binding struct {
 	pod  *Pod
 	node string
+	fit  *FitError
 }
 
 // New validates cfg and returns a Scheduler.
@@ -113,7 +115,11 @@ func (s *Scheduler) run(ctx context.Context) error {
 		go func() {
 			defer binders.Done()
 			for b := range s.bindc {
-				s.bind(ctx, b)
+				if b.fit != nil {
+					s.writeUnschedulable(ctx, b.pod, b.fit)
+				} else {
+					s.bind(ctx, b)
+				}
 			}
 		}()
 	}
@@ -153,11 +159,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, rnd *mrand.Rand
 	}
 	node, fe := s.cache.Schedule(p, rnd)
 	if fe != nil {
-		s.markUnschedulable(ctx, p, fe)
-		return
+		// Park the pod now, so its own status write does not queue it again.
+		s.mu.Lock()
+		s.unschedulable[key] = struct{}{}
+		s.mu.Unlock()
 	}
 	select {
-	case s.bindc <- binding{pod: p, node: node}:
+	case s.bindc <- binding{pod: p, node: node, fit: fe}:
 	case <-ctx.Done():
 		s.cache.Forget(key)
 	}
