@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -64,6 +65,17 @@ func run(ctx context.Context, cfg Config) (result, error) {
 	s, err := scheduler.New(scheduler.Config{Client: cli, BindWorkers: cfg.BindWorkers, LeaderElect: true, Logger: log})
 	if err != nil {
 		return result{}, err
+	}
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return result{}, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return result{}, err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	sctx, scancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
