@@ -1,5 +1,6 @@
 // Command capstan is the one Capstan binary: `capstan server` runs the hub,
-// `capstan kubeconfig` prints an admin kubeconfig.
+// `capstan scheduler` runs the scheduler, `capstan kubeconfig` prints an
+// admin kubeconfig.
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 
 var commands = map[string]func(ctx context.Context, args []string) error{
 	"server":     runServer,
+	"scheduler":  runScheduler,
 	"kubeconfig": runKubeconfig,
 	"etcd":       runEtcd,
 	// container-shim is internal: the node agent runs it as each container's parent.
@@ -24,9 +26,11 @@ var commands = map[string]func(ctx context.Context, args []string) error{
 	},
 }
 
+var errNoKubeconfig = errors.New("--kubeconfig is required")
+
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: capstan <server|kubeconfig|etcd> [flags]")
+		fmt.Fprintln(os.Stderr, "usage: capstan <server|scheduler|kubeconfig|etcd> [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
