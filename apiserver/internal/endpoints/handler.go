@@ -32,6 +32,9 @@ type Config struct {
 	Namespaces *NamespaceCache
 	// BookmarkEvery is how often a watch that asked for bookmarks gets one.
 	BookmarkEvery time.Duration
+	// CheckWrite, if set, may refuse an object about to be created or updated
+	// (RBAC escalation prevention); its error is returned as is.
+	CheckWrite func(ctx context.Context, r *api.Resource, o api.Object) error
 }
 
 // Handler serves every resource path.
