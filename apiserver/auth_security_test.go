@@ -207,3 +207,51 @@ func TestNodeRestriction(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenSubresourceIsCreateOnly: only POST reaches serviceaccounts/<name>/token;
+// other methods there must not act on the ServiceAccount itself.
+func TestTokenSubresourceIsCreateOnly(t *testing.T) {
+	s := apiservertest.Start(t)
+	mustCreate(t, s, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "bot"}})
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if c, b := raw(t, s, m, "/api/v1/namespaces/default/serviceaccounts/bot/token", "application/json", []byte("{}")); c != http.StatusMethodNotAllowed {
+			t.Errorf("%s token: %d %s", m, c, b)
+		}
+	}
+	if c, b := raw(t, s, http.MethodGet, "/api/v1/namespaces/default/serviceaccounts/bot", "", nil); c != http.StatusOK {
+		t.Fatalf("the ServiceAccount is gone: %d %s", c, b)
+	}
+	if c, b := raw(t, s, http.MethodPost, "/api/v1/namespaces/default/serviceaccounts/bot/token", "application/json",
+		mustJSON(map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": map[string]any{"expirationSeconds": 60}})); c != http.StatusUnprocessableEntity {
+		t.Errorf("a 60 s token: %d %s", c, b)
+	}
+}
+
+// TestPodBoundToken: a token bound to a pod dies with the pod, and TokenReview agrees.
+func TestPodBoundToken(t *testing.T) {
+	s := apiservertest.Start(t)
+	mustCreate(t, s, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "bot"}})
+	p := mustCreate(t, s, "/api/v1/namespaces/default/pods", pod("web"))
+	uid := p["metadata"].(map[string]any)["uid"]
+	tr := mustCreate(t, s, "/api/v1/namespaces/default/serviceaccounts/bot/token", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+		"spec": map[string]any{"boundObjectRef": map[string]any{"kind": "Pod", "apiVersion": "v1", "name": "web", "uid": uid}}})
+	token := tr["status"].(map[string]any)["token"].(string)
+	review := func() map[string]any {
+		out := mustCreate(t, s, "/apis/authentication.k8s.io/v1/tokenreviews", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": map[string]any{"token": token}})
+		return out["status"].(map[string]any)
+	}
+	st := review()
+	if st["authenticated"] != true || st["user"].(map[string]any)["username"] != "system:serviceaccount:default:bot" {
+		t.Fatalf("TokenReview of a live token: %v", st)
+	}
+	if c, b := raw(t, s, http.MethodDelete, "/api/v1/namespaces/default/pods/web?gracePeriodSeconds=0", "", nil); c != http.StatusOK {
+		t.Fatalf("deleting the pod: %d %s", c, b)
+	}
+	eventually(t, time.Second, "token of a deleted pod refused", func() bool {
+		c, _ := tokenIdentity(s, "bot", token).do(t, s, http.MethodGet, "/apis", nil)
+		return c == http.StatusUnauthorized
+	})
+	if st := review(); st["authenticated"] != false {
+		t.Errorf("TokenReview after the pod is gone: %v", st)
+	}
+}

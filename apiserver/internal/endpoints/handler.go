@@ -116,6 +116,9 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 		}
 	case "scale":
 		return h.scale(w, r, req)
+	case "token":
+		// POST is served by the TokenRequest route; nothing else exists here.
+		return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)
 	case "binding":
 		if req.Verb != "create" {
 			return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)
