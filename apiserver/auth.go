@@ -114,14 +114,22 @@ func (a *authStack) run(ctx context.Context, wg *sync.WaitGroup, s *Server, stor
 	return nil
 }
 
-// checkWrite refuses roles and bindings that grant more than their author holds.
+// checkWrite refuses roles and bindings that grant more than their author
+// holds, and a node's writes of nodes and pods that are not its own.
 func (a *authStack) checkWrite(ctx context.Context, r *api.Resource, o api.Object) error {
-	if r.Group != "rbac.authorization.k8s.io" {
-		return nil
-	}
 	u, ok := auth.UserFrom(ctx)
 	if !ok {
 		return nil // a request that bypassed authentication: the server's own bootstrap
+	}
+	if r.Group == "" && (r.Name == "nodes" || r.Name == "pods") {
+		if err := authz.AdmitNodeWrite(u, r.Name, o.Name(), api.NestedString(o, "spec", "nodeName")); err != nil {
+			return apierrors.NewForbidden(fmt.Sprintf("%s %q is forbidden: %s", r.GroupResource(), o.Name(),
+				strings.TrimPrefix(err.Error(), authz.ErrNodeWrite.Error()+": ")))
+		}
+		return nil
+	}
+	if r.Group != "rbac.authorization.k8s.io" {
+		return nil
 	}
 	raw, err := json.Marshal(o)
 	if err != nil {

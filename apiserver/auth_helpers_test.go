@@ -146,3 +146,14 @@ func serviceAccountToken(t *testing.T, s *apiservertest.Server, ns, name string)
 	}
 	return tok
 }
+
+// demoServer starts a hub with namespace demo and the given RoleBindings in it.
+func demoServer(t *testing.T, bindings ...map[string]any) *apiservertest.Server {
+	t.Helper()
+	s := apiservertest.Start(t)
+	mustCreate(t, s, "/api/v1/namespaces", namespace("demo"))
+	for _, b := range bindings {
+		mustCreate(t, s, "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings", b)
+	}
+	return s
+}

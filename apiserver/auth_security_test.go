@@ -22,8 +22,7 @@ import (
 // running hub: every one is 401, and a good token stops working once its
 // service account is deleted.
 func TestHostileTokens(t *testing.T) {
-	s := apiservertest.Start(t)
-	mustCreate(t, s, "/api/v1/namespaces", namespace("demo"))
+	s := demoServer(t)
 	good := serviceAccountToken(t, s, "demo", "bot")
 	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -110,10 +109,7 @@ func TestHostileTokens(t *testing.T) {
 // TestEscalationPrevented lets a namespace admin write roles and bindings
 // within what it holds, and refuses anything beyond.
 func TestEscalationPrevented(t *testing.T) {
-	s := apiservertest.Start(t)
-	mustCreate(t, s, "/api/v1/namespaces", namespace("demo"))
-	mustCreate(t, s, "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings",
-		roleBinding("demo", "dave-admin", "ClusterRole", "admin", subject("User", "dave", "")))
+	s := demoServer(t, roleBinding("demo", "dave-admin", "ClusterRole", "admin", subject("User", "dave", "")))
 	dave := certIdentity(t, s, "dave")
 	rolesPath := "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles"
 	bindingsPath := "/apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings"
@@ -165,8 +161,7 @@ func TestEscalationPrevented(t *testing.T) {
 // TestNodeRestriction checks that a node reaches only its own pods and the
 // secrets and config maps they use.
 func TestNodeRestriction(t *testing.T) {
-	s := apiservertest.Start(t)
-	mustCreate(t, s, "/api/v1/namespaces", namespace("demo"))
+	s := demoServer(t)
 	for _, n := range []struct{ pod, node, secret, cm string }{{"p1", "n1", "s1", "c1"}, {"p2", "n2", "s2", "c2"}} {
 		mustCreate(t, s, "/api/v1/namespaces/demo/secrets", map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": n.secret}})
 		mustCreate(t, s, "/api/v1/namespaces/demo/configmaps", configMap(n.cm, nil))
@@ -198,6 +193,12 @@ func TestNodeRestriction(t *testing.T) {
 		{"other node's lease", http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2", map[string]any{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": map[string]any{"name": "n2"}}, http.StatusForbidden},
 		{"other node", http.MethodPatch, "/api/v1/nodes/n2/status", map[string]any{}, http.StatusForbidden},
 		{"deployments", http.MethodGet, "/apis/apps/v1/namespaces/demo/deployments", nil, http.StatusForbidden},
+		{"register itself", http.MethodPost, "/api/v1/nodes", map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": "n1"}}, http.StatusCreated},
+		{"register another node", http.MethodPost, "/api/v1/nodes", map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": "n3"}}, http.StatusForbidden},
+		{"mirror pod bound to itself", http.MethodPost, "/api/v1/namespaces/demo/pods", map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "m1"},
+			"spec": map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "image": "busybox"}}}}, http.StatusCreated},
+		{"pod bound to another node", http.MethodPost, "/api/v1/namespaces/demo/pods", map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "m2"},
+			"spec": map[string]any{"nodeName": "n2", "containers": []any{map[string]any{"name": "c", "image": "busybox"}}}}, http.StatusForbidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := n1.do(t, s, tc.method, tc.path, tc.body)

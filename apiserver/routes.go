@@ -32,11 +32,11 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 	health := newHealth(store)
 
 	r := chi.NewRouter()
-	r.Use(filters.Recover(s.log), filters.RequestLog(s.log, m), filters.Authenticate(sec.authn, publicPaths, s.cfg.Auth.AnonymousAuth, s.log))
+	r.Use(filters.Recover(s.log), filters.RequestLog(s.log, m))
 	if audit != nil {
 		r.Use(filters.Audit(audit, s.log))
 	}
-	r.Use(filters.Authorize(sec.authz, publicPaths, s.log),
+	r.Use(filters.Authenticate(sec.authn, publicPaths, s.cfg.Auth.AnonymousAuth, s.log), filters.Authorize(sec.authz, publicPaths, s.log),
 		filters.MaxInFlight(s.cfg.MaxRequestsInflight, s.cfg.MaxMutatingRequestsInflight, s.log, m))
 	r.NotFound(wrap(notFound).ServeHTTP)
 	r.MethodNotAllowed(wrap(methodNotAllowed).ServeHTTP)

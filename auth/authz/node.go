@@ -3,6 +3,7 @@ package authz
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -184,4 +185,24 @@ func (n *NodeRestriction) referenced(node, namespace, resource, name string) boo
 		}
 	}
 	return false
+}
+
+// ErrNodeWrite marks a node's write of an object that is not its own.
+var ErrNodeWrite = errors.New("authz: node may not write this object")
+
+// AdmitNodeWrite checks the object a node writes, which the path alone does
+// not show: a node may create or change only the Node named after it, and
+// create only (mirror) pods bound to it. Other users pass.
+func AdmitNodeWrite(u auth.User, resource, name, nodeName string) error {
+	node, ok := strings.CutPrefix(u.Name, auth.NodePrefix)
+	if !ok || !u.InGroup(auth.GroupNodes) {
+		return nil
+	}
+	switch {
+	case resource == "nodes" && name != node:
+		return fmt.Errorf("%w: node %q may not modify node %q", ErrNodeWrite, node, name)
+	case resource == "pods" && nodeName != node:
+		return fmt.Errorf("%w: node %q may only create pods bound to itself", ErrNodeWrite, node)
+	}
+	return nil
 }

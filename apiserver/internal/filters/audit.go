@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -8,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/capstan-io/capstan/auth"
 )
 
 // auditRecord is one line of the audit log. Request and response bodies are never recorded.
@@ -27,7 +30,8 @@ type auditRecord struct {
 
 // Audit writes one JSON line per request to w once it completes: who, what,
 // the response code and latency. Writes are serialised; a failed write is
-// logged and the request is unaffected. It runs after Authenticate.
+// logged and the request is unaffected. It runs before Authenticate, so
+// requests refused with 401 are audited too (with an empty user).
 func Audit(w io.Writer, log *slog.Logger) func(http.Handler) http.Handler {
 	var mu sync.Mutex
 	enc := json.NewEncoder(w)
@@ -35,11 +39,13 @@ func Audit(w io.Writer, log *slog.Logger) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rec := &statusRecorder{ResponseWriter: rw}
-			next.ServeHTTP(rec, r)
+			var u auth.User
+			ctx := context.WithValue(r.Context(), userSlotKey{}, &u)
+			next.ServeHTTP(rec, r.WithContext(ctx))
 			if rec.code == 0 {
 				rec.code = http.StatusOK
 			}
-			a := Attributes(r)
+			a := Attributes(r.WithContext(auth.WithUser(ctx, u)))
 			line := auditRecord{
 				Time: start.UTC(), User: a.User.Name, Groups: a.User.Groups, Verb: a.Verb,
 				Namespace: a.Namespace, Name: a.Name, Code: rec.code,

@@ -31,7 +31,14 @@ func Authenticate(a authn.Authenticator, public []string, anonymous bool, log *s
 				}
 				u = auth.Anonymous()
 			}
+			if slot, ok := r.Context().Value(userSlotKey{}).(*auth.User); ok {
+				*slot = u // for Audit, which runs before this filter
+			}
 			next.ServeHTTP(w, r.WithContext(auth.WithUser(r.Context(), u)))
 		})
 	}
 }
+
+// userSlotKey keys the *auth.User that Audit leaves in the context for
+// Authenticate to fill, so refused requests are audited with what is known.
+type userSlotKey struct{}
