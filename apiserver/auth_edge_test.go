@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -166,5 +167,64 @@ func TestAccessReviews(t *testing.T) {
 	if c, _ := certIdentity(t, s, "bob", "ops").do(t, s, http.MethodPost, sarPath, map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
 		"spec": map[string]any{"user": "x", "resourceAttributes": attrs("get", "demo")}}); c != http.StatusForbidden {
 		t.Errorf("SubjectAccessReview by bob: %d", c)
+	}
+}
+
+// TestImpersonation: a master may act as anyone (kubectl --as); others need
+// the impersonate verb on each user, group and service account.
+func TestImpersonation(t *testing.T) {
+	s := demoServer(t, roleBinding("demo", "bob-view", "ClusterRole", "view", subject("User", "bob", "")))
+	whoami := func(id identity, headers map[string][]string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.URL()+"/apis/authentication.k8s.io/v1/selfsubjectreviews",
+			bytes.NewReader(mustJSON(map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})))
+		req.Header.Set("Content-Type", "application/json")
+		if id.token != "" {
+			req.Header.Set("Authorization", "Bearer "+id.token)
+		}
+		for k, vs := range headers {
+			for _, v := range vs {
+				req.Header.Add(k, v)
+			}
+		}
+		resp, err := id.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	admin := tokenIdentity(s, "admin", s.Token)
+	code, out := whoami(admin, map[string][]string{"Impersonate-User": {"system:serviceaccount:demo:bot"}, "Impersonate-Group": {"extra"}})
+	info, _ := out["status"].(map[string]any)["userInfo"].(map[string]any)
+	if code != http.StatusCreated || info["username"] != "system:serviceaccount:demo:bot" ||
+		!strings.Contains(fmt.Sprint(info["groups"]), "system:serviceaccounts:demo") || !strings.Contains(fmt.Sprint(info["groups"]), "extra") {
+		t.Errorf("admin as the bot: %d %v", code, out)
+	}
+	bob := certIdentity(t, s, "bob")
+	eventually(t, 5*time.Second, "bob's binding", func() bool {
+		c, _ := bob.do(t, s, http.MethodGet, "/api/v1/namespaces/demo/pods", nil)
+		return c == http.StatusOK
+	})
+	if code, out := whoami(bob, map[string][]string{"Impersonate-User": {"capstan-admin"}, "Impersonate-Group": {"system:masters"}}); code != http.StatusForbidden ||
+		!strings.Contains(fmt.Sprint(out["message"]), `User "bob" cannot impersonate resource "users" in API group ""`) {
+		t.Errorf("bob as the admin: %d %v", code, out)
+	}
+	if code, _ := whoami(bob, map[string][]string{"Impersonate-Group": {"system:masters"}}); code != http.StatusBadRequest {
+		t.Errorf("groups without a user: %d", code)
+	}
+	// Impersonation is authorized as the impersonated user: the admin acting as bob is refused what bob is refused.
+	req, _ := http.NewRequest(http.MethodGet, s.URL()+"/api/v1/namespaces/demo/secrets", nil)
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	req.Header.Set("Impersonate-User", "bob")
+	resp, err := admin.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("admin as bob listing secrets: %d", resp.StatusCode)
 	}
 }

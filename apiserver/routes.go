@@ -36,7 +36,8 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 	if audit != nil {
 		r.Use(filters.Audit(audit, s.log))
 	}
-	r.Use(filters.Authenticate(sec.authn, publicPaths, s.cfg.Auth.AnonymousAuth, s.log), filters.Authorize(sec.authz, publicPaths, s.log),
+	r.Use(filters.Authenticate(sec.authn, publicPaths, s.cfg.Auth.AnonymousAuth, s.log),
+		filters.Impersonate(sec.authz, s.log), filters.Authorize(sec.authz, publicPaths, s.log),
 		filters.MaxInFlight(s.cfg.MaxRequestsInflight, s.cfg.MaxMutatingRequestsInflight, s.log, m))
 	r.NotFound(wrap(notFound).ServeHTTP)
 	r.MethodNotAllowed(wrap(methodNotAllowed).ServeHTTP)

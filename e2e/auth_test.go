@@ -56,6 +56,13 @@ func TestKubectlServiceAccountAndCertUsers(t *testing.T) {
 	if out, _ := asBot("auth", "can-i", "delete", "pods", "-n", "alpha"); strings.TrimSpace(out) != "no" {
 		t.Errorf("can-i delete pods in alpha: %q", out)
 	}
+	// The admin may ask on the bot's behalf (impersonation).
+	if out, err := framework.Kubectl(t, s, "auth", "can-i", "list", "pods", "-n", "alpha", "--as=system:serviceaccount:alpha:bot"); err != nil || strings.TrimSpace(out) != "yes" {
+		t.Errorf("can-i --as the bot in alpha: %q %v", out, err)
+	}
+	if out, _ := framework.Kubectl(t, s, "auth", "can-i", "list", "pods", "-n", "beta", "--as=system:serviceaccount:alpha:bot"); strings.TrimSpace(out) != "no" {
+		t.Errorf("can-i --as the bot in beta: %q", out)
+	}
 	_, err = asBot("get", "pods", "-n", "beta")
 	if want := `pods is forbidden: User "system:serviceaccount:alpha:bot" cannot list resource "pods" in API group "" in the namespace "beta"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("get pods in beta: %v; want %s", err, want)

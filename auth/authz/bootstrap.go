@@ -48,7 +48,7 @@ func aggregated(name, label string) rbacv1.ClusterRole {
 func BootstrapClusterRoles() []rbacv1.ClusterRole {
 	workloads := []string{"pods", "pods/log", "pods/status", "services", "services/status", "endpoints", "configmaps", "events", "serviceaccounts", "persistentvolumeclaims"}
 	apps := []string{"deployments", "deployments/scale", "deployments/status", "replicasets", "replicasets/scale", "replicasets/status"}
-	return []rbacv1.ClusterRole{
+	return withAggregatedRules([]rbacv1.ClusterRole{
 		clusterRole("cluster-admin", nil,
 			rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}}),
@@ -90,7 +90,37 @@ func BootstrapClusterRoles() []rbacv1.ClusterRole {
 			rule(core, []string{"events"}, []string{"create", "patch", "update"}),
 			rule(core, []string{"services", "endpoints"}, read),
 			rule([]string{"coordination.k8s.io"}, []string{"leases"}, []string{"create", "get", "update", "patch", "delete"})),
+	})
+}
+
+// withAggregatedRules fills the rules of each aggregated role from the roles its
+// selectors match, as Kubernetes' aggregation controller would, so `kubectl
+// describe clusterrole edit` shows them. Roles labelled later still count:
+// RBAC aggregates in memory when it authorizes.
+func withAggregatedRules(roles []rbacv1.ClusterRole) []rbacv1.ClusterRole {
+	for i := range roles {
+		ar := roles[i].AggregationRule
+		if ar == nil {
+			continue
+		}
+		for _, sel := range ar.ClusterRoleSelectors {
+			for _, other := range roles {
+				if other.AggregationRule == nil && labelsMatch(sel.MatchLabels, other.Labels) {
+					roles[i].Rules = append(roles[i].Rules, other.Rules...)
+				}
+			}
+		}
 	}
+	return roles
+}
+
+func labelsMatch(want, have map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return len(want) > 0
 }
 
 func clusterRoleBinding(name, role string, subjects ...rbacv1.Subject) rbacv1.ClusterRoleBinding {
