@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -50,10 +51,12 @@ func (s *Server) newAuth(bundle *pki.Bundle) (*authStack, error) {
 	keyFile := c.ServiceAccountKeyFile
 	if keyFile == "" {
 		keyFile = filepath.Join(s.cfg.DataDir, "sa.key")
+	} else if _, err := os.Stat(keyFile); err != nil {
+		return nil, fmt.Errorf("--service-account-key-file: %w", err) // a key brought in is never generated
 	}
 	key, err := pki.LoadOrCreateKey(keyFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("service account signing key: %w", err)
 	}
 	a := &authStack{
 		rbac:    authz.NewRBAC(),

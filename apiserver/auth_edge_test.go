@@ -3,8 +3,12 @@ package apiserver_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -14,8 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/capstan-io/capstan/apiserver"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
+	"github.com/capstan-io/capstan/auth/authn"
 )
 
 func freePort(t *testing.T) int {
@@ -226,5 +233,41 @@ func TestImpersonation(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("admin as bob listing secrets: %d", resp.StatusCode)
+	}
+}
+
+// TestOIDCTokens: JWTs of a configured external issuer authenticate with the
+// configured claims and prefixes, and RBAC applies to the resulting user.
+func TestOIDCTokens(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.RawURLEncoding
+	jwks := mustJSON(map[string]any{"keys": []map[string]string{{"kty": "RSA", "n": b64.EncodeToString(key.N.Bytes()), "e": b64.EncodeToString(big.NewInt(int64(key.E)).Bytes())}}})
+	path := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(path, jwks, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := apiservertest.Start(t, func(c *apiserver.Config) {
+		c.Auth.OIDC = authn.OIDCConfig{Issuer: "https://idp.example", Audience: "capstan", JWKSFile: path,
+			UsernameClaim: "email", UsernamePrefix: "oidc:", GroupsClaim: "groups", GroupsPrefix: "oidc:"}
+	})
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.MapClaims{"iss": "https://idp.example", "aud": "capstan",
+		"exp": time.Now().Add(time.Hour).Unix(), "email": "jane@example.com", "groups": []string{"admins"}}).SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, s, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+		"metadata": map[string]any{"name": "oidc-admins"}, "roleRef": map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+		"subjects": []any{subject("Group", "oidc:admins", "")}})
+	jane := tokenIdentity(s, "jane", tok)
+	eventually(t, 5*time.Second, "jane's group binding", func() bool {
+		c, _ := jane.do(t, s, http.MethodGet, "/api/v1/namespaces/default/pods", nil)
+		return c == http.StatusOK
+	})
+	if c, b := jane.do(t, s, http.MethodDelete, "/api/v1/namespaces/default/pods/x", nil); c != http.StatusForbidden ||
+		!strings.Contains(status(t, b).Message, `User "oidc:jane@example.com" cannot delete`) {
+		t.Errorf("jane deleting: %d %s", c, b)
 	}
 }
