@@ -17,6 +17,12 @@ var ErrEscalation = errors.New("authz: privilege escalation")
 
 const rbacGroup = "rbac.authorization.k8s.io"
 
+// fullAuthority is every permission: what writing an aggregated cluster role takes.
+var fullAuthority = []rbacv1.PolicyRule{
+	{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+	{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
+}
+
 // CheckEscalation refuses a create or update of a role or binding (kind, JSON
 // raw, in namespace, "" for cluster-scoped kinds) by u that grants
 // permissions u does not hold, unless u may "escalate" (roles) or "bind"
@@ -26,9 +32,10 @@ func (r *RBAC) CheckEscalation(ctx context.Context, z Authorizer, u auth.User, k
 		return nil
 	}
 	var obj struct {
-		Metadata struct{ Name string } `json:"metadata"`
-		Rules    []rbacv1.PolicyRule   `json:"rules"`
-		RoleRef  rbacv1.RoleRef        `json:"roleRef"`
+		Metadata        struct{ Name string }   `json:"metadata"`
+		Rules           []rbacv1.PolicyRule     `json:"rules"`
+		RoleRef         rbacv1.RoleRef          `json:"roleRef"`
+		AggregationRule *rbacv1.AggregationRule `json:"aggregationRule"`
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return fmt.Errorf("authz: decoding %s: %w", kind, err)
@@ -39,6 +46,11 @@ func (r *RBAC) CheckEscalation(ctx context.Context, z Authorizer, u auth.User, k
 	case KindRole, KindClusterRole:
 		check.Verb, check.Name, check.Resource = "escalate", obj.Metadata.Name, strings.ToLower(kind)+"s"
 		rules = obj.Rules
+		if obj.AggregationRule != nil {
+			// An aggregated role gathers rules from roles its author may not
+			// hold; as in Kubernetes, only full authority may write one.
+			rules = fullAuthority
+		}
 	case KindRoleBinding, KindClusterRoleBinding:
 		check.Verb, check.Name, check.Resource = "bind", obj.RoleRef.Name, strings.ToLower(obj.RoleRef.Kind)+"s"
 		if obj.RoleRef.Kind == KindClusterRole {

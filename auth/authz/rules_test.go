@@ -3,9 +3,11 @@ package authz
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/auth"
 )
@@ -132,4 +134,40 @@ func attrs(u auth.User, verb, group, resource, ns string) auth.Attributes {
 	a := res(verb, group, resource, "", ns, "")
 	a.User = u
 	return a
+}
+
+func TestCheckEscalation(t *testing.T) {
+	t.Parallel()
+	z := NewRBAC()
+	for _, cr := range BootstrapClusterRoles() {
+		mustPut(t, z, KindClusterRole, cr)
+	}
+	mustPut(t, z, KindClusterRole, rbacv1.ClusterRole{ObjectMeta: metaNS("", "role-writer"), Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles", "clusterrolebindings"}, Verbs: []string{"create", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}})
+	mustPut(t, z, KindClusterRoleBinding, rbacv1.ClusterRoleBinding{ObjectMeta: metaNS("", "w"),
+		RoleRef: rbacv1.RoleRef{Kind: KindClusterRole, Name: "role-writer"}, Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "writer"}}})
+	writer := auth.User{Name: "writer"}
+	chain := Chain{Masters, z}
+	raw := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	for _, tc := range []struct {
+		name    string
+		kind    string
+		obj     any
+		wantErr bool
+	}{
+		{"held rule", KindClusterRole, rbacv1.ClusterRole{ObjectMeta: metaNS("", "a"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}}, false},
+		{"unheld rule", KindClusterRole, rbacv1.ClusterRole{ObjectMeta: metaNS("", "b"), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}}, true},
+		{"aggregation rule without full authority", KindClusterRole, rbacv1.ClusterRole{ObjectMeta: metaNS("", "c"),
+			AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-admin": "true"}}}}}, true},
+		{"bind a role beyond own", KindClusterRoleBinding, rbacv1.ClusterRoleBinding{ObjectMeta: metaNS("", "d"), RoleRef: rbacv1.RoleRef{Kind: KindClusterRole, Name: "cluster-admin"}}, true},
+		{"bind own role", KindClusterRoleBinding, rbacv1.ClusterRoleBinding{ObjectMeta: metaNS("", "e"), RoleRef: rbacv1.RoleRef{Kind: KindClusterRole, Name: "role-writer"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := z.CheckEscalation(context.Background(), chain, writer, tc.kind, "", raw(tc.obj))
+			if (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, ErrEscalation)) {
+				t.Errorf("CheckEscalation = %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
 }
