@@ -122,28 +122,16 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	nsCache := endpoints.NewNamespaceCache(store, hubs.Hub(s.mustLookup("", "v1", "namespaces")), s.log)
 
-	sec, err := s.newAuth(bundle)
+	edge, err := s.newEdge(bundle)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	tlsConfig, err := s.tlsConfig(bundle)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	audit, err := s.openAuditLog()
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	if audit != nil {
-		defer audit.Close()
-	}
-	handler := s.routes(store, hubs, nsCache, m, sec, auditWriter(audit))
+	defer edge.Close()
+	handler := s.routes(store, hubs, nsCache, m, edge.sec, edge.audit)
 	srv := &http.Server{
 		Handler:           handler,
-		TLSConfig:         tlsConfig,
+		TLSConfig:         edge.tls,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       90 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
@@ -165,7 +153,7 @@ func (s *Server) Run(ctx context.Context) error {
 			etcd3.NewCompactor(cli, s.cfg.CompactionInterval, s.log).Run(runCtx)
 		}()
 	}
-	if err := sec.run(runCtx, &wg, s, store, hubs); err != nil {
+	if err := edge.sec.run(runCtx, &wg, s, store, hubs); err != nil {
 		ln.Close()
 		return fmt.Errorf("loading RBAC state: %w", err)
 	}

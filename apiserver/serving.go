@@ -39,24 +39,40 @@ func (s *Server) tlsConfig(bundle *pki.Bundle) (*tls.Config, error) {
 	return c, nil
 }
 
-// openAuditLog opens the audit log for appending, if one is configured.
-func (s *Server) openAuditLog() (*os.File, error) {
-	if s.cfg.Auth.AuditLogPath == "" {
-		return nil, nil
-	}
-	f, err := os.OpenFile(s.cfg.Auth.AuditLogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening audit log: %w", err)
-	}
-	return f, nil
+// edge is the security of the HTTP edge: who, what may, how served, what is recorded.
+type edge struct {
+	sec       *authStack
+	tls       *tls.Config
+	audit     io.Writer // nil without --audit-log-path
+	auditFile *os.File
 }
 
-// auditWriter is f as a writer, or nil (no audit) when f is nil.
-func auditWriter(f *os.File) io.Writer {
-	if f == nil {
+// newEdge builds the authenticators and authorizers, the TLS config and the audit log.
+func (s *Server) newEdge(bundle *pki.Bundle) (*edge, error) {
+	sec, err := s.newAuth(bundle)
+	if err != nil {
+		return nil, err
+	}
+	tlsConfig, err := s.tlsConfig(bundle)
+	if err != nil {
+		return nil, err
+	}
+	e := &edge{sec: sec, tls: tlsConfig}
+	if p := s.cfg.Auth.AuditLogPath; p != "" {
+		if e.auditFile, err = os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+			return nil, fmt.Errorf("opening audit log: %w", err)
+		}
+		e.audit = e.auditFile
+	}
+	return e, nil
+}
+
+// Close closes the audit log.
+func (e *edge) Close() error {
+	if e.auditFile == nil {
 		return nil
 	}
-	return f
+	return e.auditFile.Close()
 }
 
 // serveInsecure serves h over plain HTTP on 127.0.0.1:InsecurePort when that
