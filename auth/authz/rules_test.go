@@ -76,7 +76,7 @@ func TestCovers(t *testing.T) {
 	}
 }
 
-func mustPut(t *testing.T, z *RBAC, kind string, v any) {
+func mustPut(t testing.TB, z *RBAC, kind string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
