@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,7 +75,9 @@ func (s *Server) newAuth(bundle *pki.Bundle) (*authStack, error) {
 		}
 		a.tokens = append(a.tokens, o)
 	}
-	a.authn = authn.Chain{authn.X509{}, a.tokens}
+	roots := x509.NewCertPool()
+	roots.AddCert(bundle.CACert)
+	a.authn = authn.Chain{authn.X509{Roots: roots}, a.tokens}
 	a.authz = authz.Chain{authz.Masters, a.nodes, a.rbac}
 	return a, nil
 }

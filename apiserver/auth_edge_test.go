@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"github.com/capstan-io/capstan/apiserver"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/auth/authn"
+	"github.com/capstan-io/capstan/auth/pki"
 )
 
 func freePort(t *testing.T) int {
@@ -269,5 +271,31 @@ func TestOIDCTokens(t *testing.T) {
 	if c, b := jane.do(t, s, http.MethodDelete, "/api/v1/namespaces/default/pods/x", nil); c != http.StatusForbidden ||
 		!strings.Contains(status(t, b).Message, `User "oidc:jane@example.com" cannot delete`) {
 		t.Errorf("jane deleting: %d %s", c, b)
+	}
+}
+
+// TestForeignClientCertificate: a certificate from another CA claiming
+// system:masters gets a 401 Status, not access and not a failed handshake.
+func TestForeignClientCertificate(t *testing.T) {
+	s := apiservertest.Start(t)
+	other, err := pki.Ensure(pki.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := other.IssueClient("mallory", []string{"system:masters"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory := identity{name: "mallory", http: httpClient(s, []tls.Certificate{pair})}
+	code, body := mallory.do(t, s, http.MethodGet, "/api/v1/namespaces", nil)
+	if code != http.StatusUnauthorized || status(t, body).Reason != "Unauthorized" {
+		t.Errorf("foreign certificate: %d %s", code, body)
+	}
+	if code, _ := certIdentity(t, s, "capstan-admin", "system:masters").do(t, s, http.MethodGet, "/api/v1/namespaces", nil); code != http.StatusOK {
+		t.Errorf("the cluster CA's own certificate: %d", code)
 	}
 }

@@ -25,8 +25,8 @@ func (s *Server) tlsConfig(bundle *pki.Bundle) (*tls.Config, error) {
 	caPool.AddCert(bundle.CACert)
 	c := &tls.Config{
 		Certificates: []tls.Certificate{bundle.ServingCert},
-		ClientAuth:   tls.VerifyClientCertIfGiven,
-		ClientCAs:    caPool,
+		ClientAuth:   tls.RequestClientCert, // verified by authn.X509, so a bad certificate is a 401
+		ClientCAs:    caPool,                // advertised to clients choosing a certificate
 		MinVersion:   tls.VersionTLS12,
 	}
 	if a := s.cfg.Auth; a.TLSCertFile != "" {
