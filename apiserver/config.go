@@ -32,6 +32,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// UnsafeNoFsync runs the embedded etcd without fsync: for tests only.
 	UnsafeNoFsync bool
+
+	// Auth configures authentication, authorization, TLS serving and auditing.
+	Auth AuthConfig
 }
 
 // SetDefaults fills unset fields.
@@ -63,6 +66,7 @@ func (c *Config) SetDefaults() {
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = 10 * time.Second
 	}
+	c.Auth.setDefaults()
 }
 
 // Validate reports a configuration that cannot work.
@@ -80,5 +84,6 @@ func (c *Config) Validate() error {
 	if c.MaxRequestsInflight < 0 || c.MaxMutatingRequestsInflight < 0 {
 		errs = append(errs, errors.New("in-flight limits must not be negative"))
 	}
+	errs = append(errs, c.Auth.validate())
 	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"io"
 	"net/http"
 	"net/http/pprof"
 
@@ -19,17 +20,24 @@ import (
 var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
 
 // routes is the hub's whole HTTP surface, in one list.
-func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.NamespaceCache, m *metrics.Metrics, adminToken string) http.Handler {
+func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.NamespaceCache, m *metrics.Metrics, sec *authStack, audit io.Writer) http.Handler {
 	h := endpoints.New(endpoints.Config{
 		Store: store, Registry: s.reg, Hubs: hubs, Namespaces: ns, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
 		WatchOpened: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
 		WatchClosed: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
+		CheckWrite:  sec.checkWrite,
 	})
+	authAPI := sec.api(store)
 	wrap := func(f endpoints.HandlerFunc) http.Handler { return endpoints.Wrap(s.log, f) }
 	health := newHealth(store)
 
 	r := chi.NewRouter()
-	r.Use(filters.Recover(s.log), filters.RequestLog(s.log, m), filters.AdminOnly(adminToken, publicPaths, s.log),
+	r.Use(filters.Recover(s.log), filters.RequestLog(s.log, m))
+	if audit != nil {
+		r.Use(filters.Audit(audit, s.log))
+	}
+	r.Use(filters.Authenticate(sec.authn, publicPaths, s.cfg.Auth.AnonymousAuth, s.log),
+		filters.Impersonate(sec.authz, s.log), filters.Authorize(sec.authz, publicPaths, s.log),
 		filters.MaxInFlight(s.cfg.MaxRequestsInflight, s.cfg.MaxMutatingRequestsInflight, s.log, m))
 	r.NotFound(wrap(notFound).ServeHTTP)
 	r.MethodNotAllowed(wrap(methodNotAllowed).ServeHTTP)
@@ -53,6 +61,13 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 	r.Method(http.MethodGet, "/apis", wrap(h.APIGroupList))
 	r.Method(http.MethodGet, "/apis/{group}", wrap(h.APIGroup))
 	r.Method(http.MethodGet, "/apis/{group}/{version}", wrap(h.GroupResources))
+	r.Method(http.MethodPost, "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", wrap(authAPI.CreateToken))
+	r.Method(http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", wrap(authAPI.TokenReview))
+	r.Method(http.MethodPost, "/apis/authentication.k8s.io/v1/selfsubjectreviews", wrap(authAPI.SelfSubjectReview))
+	r.Method(http.MethodPost, "/apis/authorization.k8s.io/v1/subjectaccessreviews", wrap(authAPI.SubjectAccessReview))
+	r.Method(http.MethodPost, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", wrap(authAPI.SelfSubjectAccessReview))
+	r.Method(http.MethodPost, "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", wrap(authAPI.SelfSubjectRulesReview))
+	r.Method(http.MethodPost, "/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", wrap(authAPI.LocalSubjectAccessReview))
 	r.Handle("/api/v1/*", wrap(h.ServeResource))
 	r.Handle("/apis/{group}/{version}/*", wrap(h.ServeResource))
 	return r

@@ -2,8 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -115,21 +113,25 @@ func (s *Server) Run(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
+	if err := s.bootstrapRBAC(ctx, store); err != nil {
+		ln.Close()
+		return err
+	}
 	for _, r := range s.reg.All() {
 		hubs.Hub(r) // start every resource's watch now, so the first watcher does not wait
 	}
 	nsCache := endpoints.NewNamespaceCache(store, hubs.Hub(s.mustLookup("", "v1", "namespaces")), s.log)
 
-	caPool := x509.NewCertPool()
-	caPool.AddCert(bundle.CACert)
+	edge, err := s.newEdge(bundle)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer edge.Close()
+	handler := s.routes(store, hubs, nsCache, m, edge.sec, edge.audit)
 	srv := &http.Server{
-		Handler: s.routes(store, hubs, nsCache, m, bundle.AdminToken),
-		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{bundle.ServingCert},
-			ClientAuth:   tls.VerifyClientCertIfGiven,
-			ClientCAs:    caPool,
-			MinVersion:   tls.VersionTLS12,
-		},
+		Handler:           handler,
+		TLSConfig:         edge.tls,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       90 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
@@ -138,6 +140,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer stop() // on an early return, ends the loops wg waits for
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -150,12 +153,24 @@ func (s *Server) Run(ctx context.Context) error {
 			etcd3.NewCompactor(cli, s.cfg.CompactionInterval, s.log).Run(runCtx)
 		}()
 	}
-	serveErr := make(chan error, 1)
+	if err := edge.sec.run(runCtx, &wg, s, store, hubs); err != nil {
+		ln.Close()
+		return fmt.Errorf("loading RBAC state: %w", err)
+	}
+	serveErr := make(chan error, 2)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		serveErr <- srv.ServeTLS(ln, "", "")
 	}()
+	insecure, err := s.serveInsecure(runCtx, &wg, handler, serveErr)
+	if err != nil {
+		srv.Close()
+		return err
+	}
+	if insecure != nil {
+		defer insecure.Close()
+	}
 
 	url := "https://" + s.clientHost(ln.Addr())
 	kc, err := bundle.WriteAdminKubeconfig(url)
@@ -179,6 +194,9 @@ func (s *Server) Run(ctx context.Context) error {
 	stop() // ends watches, so Shutdown does not wait for them
 	if err := srv.Shutdown(sctx); err != nil {
 		srv.Close()
+	}
+	if insecure != nil {
+		insecure.Shutdown(sctx)
 	}
 	s.log.Info("stopped")
 	return nil

@@ -114,6 +114,8 @@ func (reg *Registry) All() []*Resource {
 	return out
 }
 
+const rbacGroup = "rbac.authorization.k8s.io"
+
 // Builtin is every kind Capstan serves out of the box.
 func Builtin() []Resource {
 	all := []string{"all"}
@@ -126,9 +128,13 @@ func Builtin() []Resource {
 		{Version: "v1", Name: "services", Singular: "service", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}, Categories: all, Subresources: []string{"status"}},
 		{Version: "v1", Name: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true, ShortNames: []string{"ep"}},
 		{Version: "v1", Name: "events", Singular: "event", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
-		{Version: "v1", Name: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}},
+		{Version: "v1", Name: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}, Subresources: []string{"token"}},
 		{Group: "apps", Version: "v1", Name: "deployments", Singular: "deployment", Kind: "Deployment", Namespaced: true, ShortNames: []string{"deploy"}, Categories: all, Subresources: []string{"status", "scale"}},
 		{Group: "apps", Version: "v1", Name: "replicasets", Singular: "replicaset", Kind: "ReplicaSet", Namespaced: true, ShortNames: []string{"rs"}, Categories: all, Subresources: []string{"status", "scale"}},
 		{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Singular: "lease", Kind: "Lease", Namespaced: true},
+		{Group: rbacGroup, Version: "v1", Name: "roles", Singular: "role", Kind: "Role", Namespaced: true},
+		{Group: rbacGroup, Version: "v1", Name: "clusterroles", Singular: "clusterrole", Kind: "ClusterRole"},
+		{Group: rbacGroup, Version: "v1", Name: "rolebindings", Singular: "rolebinding", Kind: "RoleBinding", Namespaced: true},
+		{Group: rbacGroup, Version: "v1", Name: "clusterrolebindings", Singular: "clusterrolebinding", Kind: "ClusterRoleBinding"},
 	}
 }

@@ -23,6 +23,7 @@ func runServer(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", 400, "concurrent non-mutating requests before 429")
 	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "concurrent mutating requests before 429")
 	fs.DurationVar(&cfg.BookmarkInterval, "watch-bookmark-interval", 60e9, "how often watches that allow bookmarks get one")
+	addAuthFlags(fs, &cfg.Auth)
 	logf := addLogFlags(fs)
 	fs.Parse(args)
 	if *etcd != "" {

@@ -32,6 +32,9 @@ func (h *Handler) create(r *http.Request, req *request) (any, error) {
 	if err := validateMeta(req, o); err != nil {
 		return nil, err
 	}
+	if err := h.checkWrite(r.Context(), req, o); err != nil {
+		return nil, err
+	}
 	if err := h.admitNamespace(r.Context(), req); err != nil {
 		return nil, err
 	}

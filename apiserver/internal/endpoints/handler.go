@@ -32,6 +32,9 @@ type Config struct {
 	Namespaces *NamespaceCache
 	// BookmarkEvery is how often a watch that asked for bookmarks gets one.
 	BookmarkEvery time.Duration
+	// CheckWrite, if set, may refuse an object about to be created or updated
+	// (RBAC escalation prevention); its error is returned as is.
+	CheckWrite func(ctx context.Context, r *api.Resource, o api.Object) error
 }
 
 // Handler serves every resource path.
@@ -113,6 +116,9 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 		}
 	case "scale":
 		return h.scale(w, r, req)
+	case "token":
+		// POST is served by the TokenRequest route; nothing else exists here.
+		return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)
 	case "binding":
 		if req.Verb != "create" {
 			return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)

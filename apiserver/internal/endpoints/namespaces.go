@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/internal/broadcast"
@@ -61,25 +60,16 @@ func (c *NamespaceCache) Observe(name string, terminating, deleted bool, rev int
 // Run keeps the cache current until ctx ends, re-listing whenever its watch ends.
 func (c *NamespaceCache) Run(ctx context.Context) error {
 	prefix := (&api.Resource{Version: "v1", Name: "namespaces"}).KeyPrefix()
-	for ctx.Err() == nil {
-		if err := c.sync(ctx, prefix); err != nil && ctx.Err() == nil {
-			c.log.Warn("namespace cache re-listing", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	}
+	broadcast.NewFollower(c.store, c.hub, prefix, c, c.log).Run(ctx)
 	return nil
 }
 
-func (c *NamespaceCache) sync(ctx context.Context, prefix string) error {
-	res, err := c.store.List(ctx, prefix, storage.ListOptions{})
-	if err != nil {
-		return err
-	}
-	m := make(map[string]nsState, len(res.Items))
-	for _, kv := range res.Items {
+var _ broadcast.Sink = (*NamespaceCache)(nil)
+
+// Replace implements broadcast.Sink.
+func (c *NamespaceCache) Replace(items []storage.KeyValue, _ int64) {
+	m := make(map[string]nsState, len(items))
+	for _, kv := range items {
 		if o, err := api.Decode(kv.Value); err == nil {
 			m[o.Name()] = nsState{terminating: o.DeletionTimestamp() != "", rev: kv.ModRevision}
 		}
@@ -87,20 +77,23 @@ func (c *NamespaceCache) sync(ctx context.Context, prefix string) error {
 	c.mu.Lock()
 	c.states, c.synced = m, true
 	c.mu.Unlock()
-	sub := c.hub.Subscribe(ctx, res.Revision)
-	defer sub.Stop()
-	for ev := range sub.C() {
-		if ev.Object == nil {
-			continue
-		}
-		o, err := api.Decode(ev.Object.JSON)
-		if err != nil {
-			continue
-		}
-		c.Observe(o.Name(), o.DeletionTimestamp() != "", ev.Type == storage.EventDelete, ev.Rev)
+}
+
+// Put implements broadcast.Sink.
+func (c *NamespaceCache) Put(b []byte, rev int64) { c.observeJSON(b, false, rev) }
+
+// Delete implements broadcast.Sink.
+func (c *NamespaceCache) Delete(b []byte, rev int64) { c.observeJSON(b, true, rev) }
+
+func (c *NamespaceCache) observeJSON(b []byte, deleted bool, rev int64) {
+	if o, err := api.Decode(b); err == nil {
+		c.Observe(o.Name(), o.DeletionTimestamp() != "", deleted, rev)
 	}
+}
+
+// Unsynced implements broadcast.Sink: until the next list, lookups go to etcd.
+func (c *NamespaceCache) Unsynced() {
 	c.mu.Lock()
 	c.synced = false
 	c.mu.Unlock()
-	return sub.Err()
 }

@@ -73,6 +73,9 @@ func (h *Handler) guaranteedUpdate(ctx context.Context, req *request, dry bool, 
 		if err := validateMeta(req, next); err != nil {
 			return nil, err
 		}
+		if err := h.checkWrite(ctx, req, next); err != nil {
+			return nil, err
+		}
 		if reflect.DeepEqual(cur, next) {
 			return cur, nil
 		}

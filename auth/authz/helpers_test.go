@@ -1,0 +1,5 @@
+package authz
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+func metaNS(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
