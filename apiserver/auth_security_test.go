@@ -209,14 +209,21 @@ func TestNodeRestriction(t *testing.T) {
 	}
 }
 
-// TestTokenSubresourceIsCreateOnly: only POST reaches serviceaccounts/<name>/token;
-// other methods there must not act on the ServiceAccount itself.
+// TestTokenSubresourceIsCreateOnly: only POST reaches serviceaccounts/<name>/token
+// and the review kinds; other methods there must not act on the ServiceAccount
+// itself or on storage.
 func TestTokenSubresourceIsCreateOnly(t *testing.T) {
 	s := apiservertest.Start(t)
 	mustCreate(t, s, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "bot"}})
 	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		if c, b := raw(t, s, m, "/api/v1/namespaces/default/serviceaccounts/bot/token", "application/json", []byte("{}")); c != http.StatusMethodNotAllowed {
 			t.Errorf("%s token: %d %s", m, c, b)
+		}
+	}
+	for _, path := range []string{"/apis/authentication.k8s.io/v1/tokenreviews", "/apis/authorization.k8s.io/v1/subjectaccessreviews?watch=1",
+		"/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews/x"} {
+		if c, b := raw(t, s, http.MethodGet, path, "", nil); c != http.StatusMethodNotAllowed {
+			t.Errorf("GET %s: %d %s", path, c, b)
 		}
 	}
 	if c, b := raw(t, s, http.MethodGet, "/api/v1/namespaces/default/serviceaccounts/bot", "", nil); c != http.StatusOK {

@@ -118,7 +118,9 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	for _, r := range s.reg.All() {
-		hubs.Hub(r) // start every resource's watch now, so the first watcher does not wait
+		if !r.Virtual {
+			hubs.Hub(r) // start every resource's watch now, so the first watcher does not wait
+		}
 	}
 	nsCache := endpoints.NewNamespaceCache(store, hubs.Hub(s.mustLookup("", "v1", "namespaces")), s.log)
 

@@ -32,6 +32,9 @@ func (c *objectCounter) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c *objectCounter) Collect(ch chan<- prometheus.Metric) {
 	ctx := context.Background()
 	for _, r := range c.reg.All() {
+		if r.Virtual {
+			continue
+		}
 		res, err := c.store.List(ctx, r.KeyPrefix(), storage.ListOptions{Limit: 1})
 		if err != nil {
 			continue

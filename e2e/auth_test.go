@@ -26,6 +26,9 @@ func TestKubectlServiceAccountAndCertUsers(t *testing.T) {
 		}
 		return out
 	}
+	if out := admin("api-resources", "--api-group=authorization.k8s.io", "-o", "wide"); !strings.Contains(out, "selfsubjectaccessreviews") || !strings.Contains(out, "create") {
+		t.Errorf("api-resources for authorization.k8s.io:\n%s", out)
+	}
 	admin("create", "namespace", "alpha")
 	admin("create", "namespace", "beta")
 	admin("create", "serviceaccount", "bot", "-n", "alpha")

@@ -16,6 +16,19 @@ type Resource struct {
 	Categories           []string
 	// Subresources lists what is served under .../{name}/{sub}: status, scale, binding.
 	Subresources []string
+	// Verbs are the verbs discovery lists; nil means StandardVerbs.
+	Verbs []string
+	// Virtual kinds are not stored: their own handler serves their verbs (the
+	// auth reviews), so they have no storage, watch or generic endpoints.
+	Virtual bool
+}
+
+// ServedVerbs are the verbs discovery lists for r.
+func (r *Resource) ServedVerbs() []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
+	return StandardVerbs
 }
 
 // StandardVerbs are the verbs every resource supports.
@@ -116,6 +129,12 @@ func (reg *Registry) All() []*Resource {
 
 const rbacGroup = "rbac.authorization.k8s.io"
 
+// review describes a create-only virtual kind of the auth APIs.
+func review(group, name, singular, kind string, namespaced bool) Resource {
+	return Resource{Group: group, Version: "v1", Name: name, Singular: singular, Kind: kind, Namespaced: namespaced,
+		Verbs: []string{"create"}, Virtual: true}
+}
+
 // Builtin is every kind Capstan serves out of the box.
 func Builtin() []Resource {
 	all := []string{"all"}
@@ -136,5 +155,11 @@ func Builtin() []Resource {
 		{Group: rbacGroup, Version: "v1", Name: "clusterroles", Singular: "clusterrole", Kind: "ClusterRole"},
 		{Group: rbacGroup, Version: "v1", Name: "rolebindings", Singular: "rolebinding", Kind: "RoleBinding", Namespaced: true},
 		{Group: rbacGroup, Version: "v1", Name: "clusterrolebindings", Singular: "clusterrolebinding", Kind: "ClusterRoleBinding"},
+		review("authentication.k8s.io", "tokenreviews", "tokenreview", "TokenReview", false),
+		review("authentication.k8s.io", "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview", false),
+		review("authorization.k8s.io", "subjectaccessreviews", "subjectaccessreview", "SubjectAccessReview", false),
+		review("authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectaccessreview", "SelfSubjectAccessReview", false),
+		review("authorization.k8s.io", "localsubjectaccessreviews", "localsubjectaccessreview", "LocalSubjectAccessReview", true),
+		review("authorization.k8s.io", "selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false),
 	}
 }

@@ -15,6 +15,7 @@ var subresourceDiscoveries = map[string]api.APIResource{
 	"finalize": {Verbs: []string{"update"}},
 	"binding":  {Kind: "Binding", Verbs: []string{"create"}},
 	"scale":    {Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}},
+	"token":    {Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: []string{"create"}},
 }
 
 // resourceList builds the discovery document of one group version.
@@ -29,7 +30,7 @@ func resourceList(reg *api.Registry, group, version string) (api.APIResourceList
 		out.GroupVersion = r.GroupVersion()
 		out.Resources = append(out.Resources, api.APIResource{
 			Name: r.Name, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: api.StandardVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
+			Verbs: r.ServedVerbs(), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		for _, sub := range r.Subresources {
 			d := subresourceDiscoveries[sub]

@@ -88,7 +88,7 @@ func aggregated(reg *api.Registry, core bool, version string) typedJSON {
 			scope = "Namespaced"
 		}
 		rd := resourceDiscovery{Resource: r.Name, ResponseKind: &gvk{r.Group, r.Version, r.Kind}, Scope: scope,
-			SingularResource: r.Singular, Verbs: api.StandardVerbs, ShortNames: r.ShortNames, Categories: r.Categories}
+			SingularResource: r.Singular, Verbs: r.ServedVerbs(), ShortNames: r.ShortNames, Categories: r.Categories}
 		for _, sub := range r.Subresources {
 			d := subresourceDiscoveries[sub]
 			sd := subresourceDiscovery{Subresource: sub, Verbs: d.Verbs, ResponseKind: &gvk{r.Group, r.Version, r.Kind}}

@@ -108,6 +108,9 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 	if p, ok := RequestInfoFrom(r.Context()); ok {
 		*p = *req.RequestInfo
 	}
+	if req.res.Virtual {
+		return nil, apierrors.NewMethodNotSupported(req.gr, r.Method) // its POST has a route of its own
+	}
 	switch req.Subresource {
 	case "":
 	case "status", "finalize":
