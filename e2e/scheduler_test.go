@@ -71,7 +71,9 @@ func TestSchedulerReplicas(t *testing.T) {
 	killed := time.Now()
 	victim.Process.Signal(syscall.SIGKILL)
 	bindPod("second")
-	if took := time.Since(killed); took > 2*time.Second+time.Second {
+	took := time.Since(killed)
+	t.Logf("leader killed; the other replica bound the next pod after %v", took)
+	if took > 2*time.Second+time.Second {
 		t.Errorf("takeover and binding took %v, want within the 2s lease plus a retry", took)
 	}
 	if h := holder(); h == leader || h == "" {
