@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/capstan-io/capstan/agents/informer"
 	"github.com/capstan-io/capstan/agents/reconcile"
@@ -17,8 +18,10 @@ func Example() {
 	var cli *client.Client // from client.New(client.LoadKubeconfig(path))
 	ctx := context.Background()
 
-	rs := informer.New(informer.Config{Client: cli, Group: "apps", Version: "v1", Resource: "replicasets"})
-	pods := informer.New(informer.Config{Client: cli, Version: "v1", Resource: "pods"})
+	// One shared informer per resource for every controller in the process.
+	informers := informer.NewFactory(cli, 10*time.Minute, slog.Default())
+	rs := informers.For("apps", "v1", "replicasets")
+	pods := informers.For("", "v1", "pods")
 
 	c := reconcile.New("replicaset", reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		obj, ok := rs.Store().Get(req.String())
@@ -34,7 +37,6 @@ func Example() {
 	// Changes to a pod wake its owner.
 	pods.AddHandler(informer.EnqueueOwnerHandler(c.Queue(), "ReplicaSet"))
 
-	go rs.Run(ctx)
-	go pods.Run(ctx)
+	go informers.Run(ctx) // after every handler is added
 	_ = c.Run(ctx, 4)
 }

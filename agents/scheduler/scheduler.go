@@ -86,8 +86,9 @@ func (s *Scheduler) run(ctx context.Context) error {
 	})
 	s.bindc = make(chan binding, s.cfg.BindWorkers)
 	s.recorder = events.New(events.Config{Client: s.cfg.Client, Component: s.cfg.SchedulerName, Logger: s.cfg.Logger})
-	s.pods = informer.New(informer.Config{Client: s.cfg.Client, Version: "v1", Resource: "pods", Logger: s.cfg.Logger})
-	s.nodes = informer.New(informer.Config{Client: s.cfg.Client, Version: "v1", Resource: "nodes", Logger: s.cfg.Logger})
+	informers := informer.NewFactory(s.cfg.Client, 0, s.cfg.Logger)
+	s.pods = informers.For("", "v1", "pods")
+	s.nodes = informers.For("", "v1", "nodes")
 	s.pods.AddHandler(informer.HandlerFuncs{AddFunc: s.onPod, UpdateFunc: func(_, o api.Object) { s.onPod(o) }, DeleteFunc: s.onPodDelete})
 	s.nodes.AddHandler(informer.HandlerFuncs{AddFunc: s.onNode, UpdateFunc: func(_, o api.Object) { s.onNode(o) }, DeleteFunc: s.onNodeDelete})
 
@@ -99,13 +100,12 @@ func (s *Scheduler) run(ctx context.Context) error {
 			f(ctx)
 		}()
 	}
-	goRun(s.pods.Run)
-	goRun(s.nodes.Run)
+	goRun(informers.Run)
 	goRun(s.recorder.Run)
 	defer wg.Wait()
 	defer s.queue.ShutDown()
 	defer cancel()
-	if !informer.WaitForSync(ctx, s.pods.HasSynced, s.nodes.HasSynced) {
+	if !informer.WaitForSync(ctx, informers.HasSynced) {
 		return ctx.Err()
 	}
 	s.log.Info("caches synced, scheduling", "nodes", s.nodes.Store().Len(), "pods", s.pods.Store().Len())
