@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	mrand "math/rand/v2"
 	"os"
@@ -202,5 +201,3 @@ func (s *Scheduler) retryUnschedulable() {
 		s.queue.AddRateLimited(k)
 	}
 }
-
-func (s *Scheduler) String() string { return fmt.Sprintf("scheduler(%s)", s.cfg.SchedulerName) }
