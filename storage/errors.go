@@ -13,6 +13,8 @@ var (
 	ErrCompacted   = errors.New("storage: revision compacted")
 	ErrFutureRev   = errors.New("storage: revision is in the future")
 	ErrUnavailable = errors.New("storage: unavailable")
+	// ErrTimeout: the request may or may not have been applied.
+	ErrTimeout = errors.New("storage: request timed out")
 )
 
 // Error carries the key and revision an operation failed on. It unwraps to one of the sentinels.

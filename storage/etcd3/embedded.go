@@ -11,11 +11,25 @@ import (
 	"go.uber.org/zap"
 )
 
-// EmbeddedConfig describes a single-member etcd run inside this process.
+// EmbeddedConfig describes an etcd member run inside this process: by default
+// a single-member cluster, or one member of a larger one when InitialCluster is set.
 type EmbeddedConfig struct {
 	Dir string
+	// Name is the member's name; empty means "capstan".
+	Name string
 	// ClientURL and PeerURL are where the member listens; port 0 picks a free port.
 	ClientURL, PeerURL string
+	// AdvertiseClientURL and AdvertisePeerURL are how others reach it; empty means the listen URLs.
+	AdvertiseClientURL, AdvertisePeerURL string
+	// InitialCluster lists every member as name=peerURL,...; empty means this member alone.
+	InitialCluster string
+	// InitialClusterState is "new" (default) or "existing".
+	InitialClusterState string
+	// InitialClusterToken tells clusters apart; empty means etcd's default.
+	InitialClusterToken string
+	// ReadyTimeout bounds the wait for the member to serve (a cluster member
+	// waits for quorum); 0 means 30s.
+	ReadyTimeout time.Duration
 	// UnsafeNoFsync skips fsync: for tests only.
 	UnsafeNoFsync bool
 	// Logger receives etcd's own logs; nil discards them.
@@ -34,7 +48,10 @@ type Embedded struct {
 func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	ec := embed.NewConfig()
 	ec.Dir = cfg.Dir
-	ec.Name = "capstan"
+	ec.Name = cfg.Name
+	if ec.Name == "" {
+		ec.Name = "capstan"
+	}
 	ec.UnsafeNoFsync = cfg.UnsafeNoFsync
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
@@ -48,14 +65,42 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing etcd peer URL: %w", err)
 	}
-	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
-	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
+	acu, apu := *cu, *pu
+	if cfg.AdvertiseClientURL != "" {
+		u, err := url.Parse(cfg.AdvertiseClientURL)
+		if err != nil {
+			return nil, fmt.Errorf("parsing etcd advertise client URL: %w", err)
+		}
+		acu = *u
+	}
+	if cfg.AdvertisePeerURL != "" {
+		u, err := url.Parse(cfg.AdvertisePeerURL)
+		if err != nil {
+			return nil, fmt.Errorf("parsing etcd advertise peer URL: %w", err)
+		}
+		apu = *u
+	}
+	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{acu}
+	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{apu}
 	// Keep the member small: the API server compacts on its own schedule.
 	ec.SnapshotCount = 10000
-	// A lone member has nobody to wait for: a short election timeout lets it
-	// become leader, and so start serving, in a small fraction of a second.
-	ec.TickMs, ec.ElectionMs = 10, 100
+	if cfg.InitialCluster == "" {
+		ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
+		// A lone member has nobody to wait for: a short election timeout lets it
+		// become leader, and so start serving, in a small fraction of a second.
+		ec.TickMs, ec.ElectionMs = 10, 100
+	} else {
+		ec.InitialCluster = cfg.InitialCluster
+		if cfg.InitialClusterState != "" {
+			ec.ClusterState = cfg.InitialClusterState
+		}
+		if cfg.InitialClusterToken != "" {
+			ec.InitialClusterToken = cfg.InitialClusterToken
+		}
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 30 * time.Second
+	}
 	e, err := embed.StartEtcd(ec)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded etcd: %w", err)
@@ -65,9 +110,9 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	case err := <-e.Err():
 		e.Close()
 		return nil, fmt.Errorf("embedded etcd failed: %w", err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(cfg.ReadyTimeout):
 		e.Close()
-		return nil, fmt.Errorf("embedded etcd not ready after 30s")
+		return nil, fmt.Errorf("embedded etcd not ready after %v", cfg.ReadyTimeout)
 	}
 	return &Embedded{etcd: e, Endpoint: "http://" + e.Clients[0].Addr().String()}, nil
 }
@@ -78,6 +123,9 @@ func (e *Embedded) Client() (*clientv3.Client, error) {
 }
 
 // Close stops the member.
+// Err reports a fatal error of the running member.
+func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
+
 // Close stops the member; it may be called more than once.
 func (e *Embedded) Close() { e.closeOnce.Do(e.etcd.Close) }
 

@@ -38,8 +38,11 @@ func New(cli *clientv3.Client, cfg Config) *Store {
 	return &Store{cli: cli, cfg: cfg}
 }
 
+// op bounds one etcd call. WithRequireLeader makes a member without a leader
+// refuse at once (ErrNoLeader) instead of queueing the request, so a cluster
+// without quorum fails requests fast and never applies them later.
 func (s *Store) op(ctx context.Context, name string) (context.Context, func()) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), s.cfg.RequestTimeout)
 	start := time.Now()
 	return ctx, func() {
 		cancel()
@@ -167,13 +170,19 @@ func wrap(err error, key string, rev int64) error {
 		return &storage.Error{Code: storage.ErrCompacted, Key: key, Rev: rev, Err: err}
 	case errors.Is(err, rpctypes.ErrFutureRev):
 		return &storage.Error{Code: storage.ErrFutureRev, Key: key, Rev: rev, Err: err}
+	case errors.Is(err, rpctypes.ErrNoLeader), errors.Is(err, rpctypes.ErrGRPCNoLeader):
+		return &storage.Error{Code: storage.ErrUnavailable, Key: key, Rev: rev, Err: err}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, rpctypes.ErrTimeout),
-		errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail), errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost),
-		errors.Is(err, rpctypes.ErrNoLeader):
-		return &storage.Error{Code: storage.ErrUnavailable, Key: key, Rev: rev, Err: err}
+		errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail), errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost):
+		return &storage.Error{Code: storage.ErrTimeout, Key: key, Rev: rev, Err: err}
 	}
-	if s, ok := status.FromError(err); ok && (s.Code() == codes.Unavailable || s.Code() == codes.DeadlineExceeded) {
-		return &storage.Error{Code: storage.ErrUnavailable, Key: key, Rev: rev, Err: err}
+	if s, ok := status.FromError(err); ok {
+		switch s.Code() {
+		case codes.Unavailable:
+			return &storage.Error{Code: storage.ErrUnavailable, Key: key, Rev: rev, Err: err}
+		case codes.DeadlineExceeded:
+			return &storage.Error{Code: storage.ErrTimeout, Key: key, Rev: rev, Err: err}
+		}
 	}
 	return err
 }

@@ -106,6 +106,8 @@ func ToStatus(err error) *apierrors.StatusError {
 		return apierrors.NewTimeout("Too large resource version")
 	case errors.Is(err, storage.ErrUnavailable):
 		return apierrors.NewServiceUnavailable(fmt.Sprintf("etcd is unavailable: %v", err))
+	case errors.Is(err, storage.ErrTimeout):
+		return apierrors.NewTimeout(fmt.Sprintf("etcd did not answer in time; a write may or may not have been applied: %v", err))
 	case errors.Is(err, context.DeadlineExceeded):
 		return apierrors.NewTimeout("request did not complete within the allowed duration")
 	}

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"sync"
+
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,8 +28,20 @@ type Strategy struct {
 	ScaleSelector func(o api.Object) string
 }
 
+// strategies caches For's results: a Resource's strategy never changes, and the
+// request path asks for it on every request.
+var strategies sync.Map // *api.Resource → *Strategy
+
 // For returns the strategy of r. Kinds without special behaviour get a generic one.
 func For(r *api.Resource) *Strategy {
+	if s, ok := strategies.Load(r); ok {
+		return s.(*Strategy)
+	}
+	s, _ := strategies.LoadOrStore(r, newStrategy(r))
+	return s.(*Strategy)
+}
+
+func newStrategy(r *api.Resource) *Strategy {
 	s := &Strategy{Resource: r, HasStatus: r.HasSubresource("status")}
 	switch r.GroupVersion() + "/" + r.Kind {
 	case "v1/Pod":
