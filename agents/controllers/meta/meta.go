@@ -11,7 +11,7 @@ import (
 
 // OwnerRef is one metadata.ownerReferences entry.
 type OwnerRef struct {
-	APIVersion, Kind, Name, UID string
+	APIVersion, Kind, Name, UID    string
 	Controller, BlockOwnerDeletion bool
 }
 

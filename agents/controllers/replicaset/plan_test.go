@@ -25,7 +25,9 @@ func owner(uid string) podOpt {
 		api.SetNested(p, []any{map[string]any{"kind": "ReplicaSet", "name": "rs", "uid": uid, "controller": true}}, "metadata", "ownerReferences")
 	}
 }
-func labels(l map[string]any) podOpt { return func(p api.Object) { api.SetNested(p, l, "metadata", "labels") } }
+func labels(l map[string]any) podOpt {
+	return func(p api.Object) { api.SetNested(p, l, "metadata", "labels") }
+}
 func deleting() podOpt {
 	return func(p api.Object) { api.SetNested(p, "2026-01-01T00:00:00Z", "metadata", "deletionTimestamp") }
 }
@@ -55,8 +57,8 @@ func names(ps []api.Object) []string {
 
 func TestClaim(t *testing.T) {
 	for _, tc := range []struct {
-		name                   string
-		pods                   []api.Object
+		name                  string
+		pods                  []api.Object
 		owned, adopt, release []string
 	}{
 		{"own matching controlled pod", []api.Object{pod("p", owner("u1"))}, []string{"p"}, []string{}, []string{}},
