@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/capstan-io/capstan/agents/controllers/deployment"
 	"github.com/capstan-io/capstan/agents/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/namespace"
@@ -93,6 +94,8 @@ func (m *Manager) build(name string, f *informers.Factory, rec *events.Recorder)
 	switch name {
 	case replicaset.Name:
 		return replicaset.New(replicaset.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers})
+	case deployment.Name:
+		return deployment.New(deployment.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers})
 	case garbagecollector.Name:
 		return garbagecollector.New(garbagecollector.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers})
 	case namespace.Name:
