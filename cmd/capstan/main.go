@@ -18,6 +18,7 @@ var commands = map[string]func(ctx context.Context, args []string) error{
 	"server":             runServer,
 	"scheduler":          runScheduler,
 	"controller-manager": runControllerManager,
+	"node":               runNode,
 	"kubeconfig":         runKubeconfig,
 	"etcd":               runEtcd,
 	// container-shim is internal: the node agent runs it as each container's parent.
