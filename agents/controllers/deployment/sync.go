@@ -23,7 +23,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !ok {
 		return reconcile.Result{}, nil
 	}
-	d = withKind(d, "apps/v1", "Deployment")
+	d = meta.WithKind(d, "apps/v1", "Deployment")
 	if meta.Deleting(d) {
 		return reconcile.Result{}, nil
 	}
@@ -57,18 +57,6 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	return c.writeStatus(ctx, d, newRS, olds, changed)
-}
-
-func withKind(o api.Object, apiVersion, kind string) api.Object {
-	if o.Kind() != "" {
-		return o
-	}
-	out := api.Object{}
-	for k, v := range o {
-		out[k] = v
-	}
-	out["apiVersion"], out["kind"] = apiVersion, kind
-	return out
 }
 
 func paused(d api.Object) bool { b, _ := api.Nested(d, "spec", "paused").(bool); return b }
