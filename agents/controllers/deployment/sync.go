@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -43,6 +44,9 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, err
 		}
 		step, err := c.rollout(ctx, d, newRS, olds)
+		if errors.Is(err, errStale) {
+			return reconcile.Result{}, nil
+		}
 		if err != nil {
 			return reconcile.Result{}, err
 		}
