@@ -3,6 +3,7 @@ package replicaset
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/capstan-io/capstan/agents/controllers/meta"
@@ -45,6 +46,11 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	status, requeue := Status(rs, owned, c.now())
 	if err := c.writeStatus(ctx, rs, status); err != nil {
 		return reconcile.Result{}, err
+	}
+	if apierrors.Code(manageErr) == http.StatusForbidden {
+		// Typically a terminating namespace: retrying cannot help, and the
+		// ReplicaSet's next change requeues it.
+		return reconcile.Result{}, reconcile.TerminalError(manageErr)
 	}
 	if manageErr != nil {
 		return reconcile.Result{}, manageErr
