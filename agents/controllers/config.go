@@ -41,7 +41,7 @@ type Config struct {
 }
 
 // Names lists every controller, in start order.
-var Names = []string{"replicaset", "deployment", "garbagecollector", "namespace", "serviceaccount"}
+var Names = []string{"replicaset", "deployment", "garbagecollector", "namespace", "nodelifecycle", "serviceaccount"}
 
 // Validate applies defaults and checks the configuration.
 func (c *Config) Validate() error {

@@ -13,7 +13,7 @@ func TestEnabled(t *testing.T) {
 		wantErr bool
 	}{
 		{"default is all", nil, Names, false},
-		{"star minus one", []string{"*", "-namespace"}, []string{"replicaset", "deployment", "garbagecollector", "serviceaccount"}, false},
+		{"star minus one", []string{"*", "-namespace"}, []string{"replicaset", "deployment", "garbagecollector", "nodelifecycle", "serviceaccount"}, false},
 		{"only listed", []string{"namespace", "replicaset"}, []string{"replicaset", "namespace"}, false},
 		{"unknown", []string{"*", "-nope"}, nil, true},
 	} {

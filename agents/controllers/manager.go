@@ -11,6 +11,7 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/garbagecollector"
 	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/namespace"
+	"github.com/capstan-io/capstan/agents/controllers/nodelifecycle"
 	"github.com/capstan-io/capstan/agents/controllers/replicaset"
 	"github.com/capstan-io/capstan/agents/controllers/serviceaccount"
 	"github.com/capstan-io/capstan/agents/events"
@@ -100,6 +101,9 @@ func (m *Manager) build(name string, f *informers.Factory, rec *events.Recorder)
 		return garbagecollector.New(garbagecollector.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers})
 	case namespace.Name:
 		return namespace.New(namespace.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers})
+	case nodelifecycle.Name:
+		return nodelifecycle.New(nodelifecycle.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers,
+			GracePeriod: m.cfg.NodeMonitorGracePeriod, EvictionTimeout: m.cfg.PodEvictionTimeout})
 	case serviceaccount.Name:
 		return serviceaccount.New(serviceaccount.Config{Client: cli, Informers: f, Recorder: rec, Logger: log, Workers: workers})
 	}

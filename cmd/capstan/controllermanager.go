@@ -17,6 +17,7 @@ func runControllerManager(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.LeaderElect, "leader-elect", true, "act only while holding the controller-manager Lease, so replicas are safe")
 	fs.StringVar(&cfg.LeaseNamespace, "leader-elect-resource-namespace", "kube-system", "namespace of the leader election Lease")
 	fs.StringVar(&cfg.LeaseName, "leader-elect-resource-name", "capstan-controller-manager", "name of the leader election Lease")
+	fs.StringVar(&cfg.Identity, "leader-elect-identity", "", "this replica's name in the Lease (default: hostname and a random suffix)")
 	fs.DurationVar(&cfg.LeaseDuration, "leader-elect-lease-duration", 15e9, "how long standbys wait after the last renewal they saw")
 	fs.DurationVar(&cfg.RenewDeadline, "leader-elect-renew-deadline", 10e9, "how long the leader tries to renew before giving up")
 	fs.DurationVar(&cfg.RetryPeriod, "leader-elect-retry-period", 2e9, "wait between acquire and renew attempts")

@@ -13,14 +13,16 @@ import (
 
 // FakeKubelet stands in for node agents: it marks pods Running and Ready
 // through /status as soon as they exist (or, with onlyBound, once they have
-// a spec.nodeName). Run it with Env.Run or as a goroutine.
+// a spec.nodeName), and completes the graceful deletion of pods being
+// deleted (as a kubelet does once their containers stop). Run it with
+// Env.Run or as a goroutine.
 func FakeKubelet(cli *client.Client, onlyBound bool) func(context.Context) error {
 	return func(ctx context.Context) error {
 		inf := informer.New(informer.Config{Client: cli, Version: "v1", Resource: "pods"})
 		pods := cli.Resource("", "v1", "pods")
 		work := make(chan api.Object, 4096)
 		mark := func(p api.Object) {
-			if ok, _ := meta.PodReady(p); ok || meta.Deleting(p) || onlyBound && api.NestedString(p, "spec", "nodeName") == "" {
+			if ok, _ := meta.PodReady(p); ok && !meta.Deleting(p) || onlyBound && api.NestedString(p, "spec", "nodeName") == "" {
 				return
 			}
 			select {
@@ -37,6 +39,11 @@ func FakeKubelet(cli *client.Client, onlyBound bool) func(context.Context) error
 				case <-ctx.Done():
 					return
 				case p := <-work:
+					if meta.Deleting(p) {
+						zero := map[string]any{"gracePeriodSeconds": 0, "preconditions": map[string]any{"uid": p.UID()}}
+						pods.Namespace(p.Namespace()).Delete(ctx, p.Name(), zero)
+						continue
+					}
 					x := p.DeepCopy()
 					ts := time.Now().UTC().Format(time.RFC3339)
 					x["status"] = map[string]any{"phase": "Running", "conditions": []any{

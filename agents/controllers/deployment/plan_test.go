@@ -127,3 +127,14 @@ func TestStatusConditions(t *testing.T) {
 		})
 	}
 }
+
+func TestNormalize(t *testing.T) {
+	undo := map[string]any{"metadata": map[string]any{"creationTimestamp": nil, "labels": map[string]any{"app": "x"}}, "spec": map[string]any{}}
+	rs := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "x", HashLabel: "abc"}}, "spec": map[string]any{}}
+	if !equalIgnoreHash(undo, rs) {
+		t.Fatalf("templates differ: %v vs %v", Normalize(undo), Normalize(rs))
+	}
+	if Hash(Normalize(undo), 0) != Hash(Normalize(rs), 0) {
+		t.Fatal("normalized templates hash differently")
+	}
+}

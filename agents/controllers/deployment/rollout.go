@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -21,6 +22,11 @@ func (c *Controller) rsClient(d api.Object) *client.ResourceClient {
 func (c *Controller) depClient(d api.Object) *client.ResourceClient {
 	return c.cfg.Client.Resource("apps", "v1", "deployments").Namespace(d.Namespace())
 }
+
+// errStale says a write met a newer version than the cache holds; its
+// watch event will requeue the Deployment, so the sync stops without a
+// (backed-off) retry.
+var errStale = errors.New("deployment: cache behind the hub")
 
 func recreate(d api.Object) bool {
 	return api.NestedString(d, "spec", "strategy", "type") == "Recreate"
@@ -104,7 +110,7 @@ func (c *Controller) scale(ctx context.Context, d, rs api.Object, to int64) erro
 	api.SetNested(x, anns, "metadata", "annotations")
 	if _, err := c.rsClient(d).Update(ctx, x, ""); err != nil {
 		if apierrors.IsConflict(err) {
-			return fmt.Errorf("scaling replica set %s: cache behind: %w", rs.Name(), err)
+			return errStale
 		}
 		return fmt.Errorf("scaling replica set %s: %w", rs.Name(), err)
 	}

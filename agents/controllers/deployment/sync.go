@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -23,7 +24,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !ok {
 		return reconcile.Result{}, nil
 	}
-	d = withKind(d, "apps/v1", "Deployment")
+	d = meta.WithKind(d, "apps/v1", "Deployment")
 	if meta.Deleting(d) {
 		return reconcile.Result{}, nil
 	}
@@ -43,6 +44,9 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, err
 		}
 		step, err := c.rollout(ctx, d, newRS, olds)
+		if errors.Is(err, errStale) {
+			return reconcile.Result{}, nil
+		}
 		if err != nil {
 			return reconcile.Result{}, err
 		}
@@ -57,18 +61,6 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	return c.writeStatus(ctx, d, newRS, olds, changed)
-}
-
-func withKind(o api.Object, apiVersion, kind string) api.Object {
-	if o.Kind() != "" {
-		return o
-	}
-	out := api.Object{}
-	for k, v := range o {
-		out[k] = v
-	}
-	out["apiVersion"], out["kind"] = apiVersion, kind
-	return out
 }
 
 func paused(d api.Object) bool { b, _ := api.Nested(d, "spec", "paused").(bool); return b }
@@ -137,23 +129,33 @@ func splitNewOld(d api.Object, rss []api.Object) (newRS api.Object, olds []api.O
 
 // equalIgnoreHash compares pod templates without the pod-template-hash label.
 func equalIgnoreHash(a, b map[string]any) bool {
-	strip := func(t map[string]any) map[string]any {
-		t, _ = api.DeepCopyValue(t).(map[string]any)
-		if t == nil {
-			t = map[string]any{}
-		}
-		if l := api.NestedMap(t, "metadata", "labels"); l != nil {
-			delete(l, HashLabel)
-			if len(l) == 0 {
-				delete(api.NestedMap(t, "metadata"), "labels")
-			}
-		}
-		if m := api.NestedMap(t, "metadata"); m != nil && len(m) == 0 {
-			delete(t, "metadata")
-		}
+	return reflect.DeepEqual(Normalize(a), Normalize(b))
+}
+
+// Normalize is a copy of a pod template without the pod-template-hash label
+// and without null or empty metadata fields (kubectl rollout undo sends
+// "creationTimestamp": null, which a typed Kubernetes decoder drops).
+func Normalize(t map[string]any) map[string]any {
+	t, _ = api.DeepCopyValue(t).(map[string]any)
+	if t == nil {
+		t = map[string]any{}
+	}
+	md := api.NestedMap(t, "metadata")
+	if md == nil {
 		return t
 	}
-	return reflect.DeepEqual(strip(a), strip(b))
+	if l, ok := md["labels"].(map[string]any); ok {
+		delete(l, HashLabel)
+	}
+	for k, v := range md {
+		if m, ok := v.(map[string]any); v == nil || ok && len(m) == 0 {
+			delete(md, k)
+		}
+	}
+	if len(md) == 0 {
+		delete(t, "metadata")
+	}
+	return t
 }
 
 func maxRevision(olds []api.Object) int64 {
@@ -168,11 +170,8 @@ func maxRevision(olds []api.Object) int64 {
 // replicas for a rollout to scale up (or at full size for a first rollout).
 func (c *Controller) createNewRS(ctx context.Context, d api.Object, olds []api.Object) (api.Object, error) {
 	collisions := api.Int64(api.Nested(d, "status", "collisionCount"))
-	hash := Hash(api.NestedMap(d, "spec", "template"), collisions)
-	tmpl, _ := api.DeepCopyValue(api.NestedMap(d, "spec", "template")).(map[string]any)
-	if tmpl == nil {
-		tmpl = map[string]any{}
-	}
+	tmpl := Normalize(api.NestedMap(d, "spec", "template"))
+	hash := Hash(tmpl, collisions)
 	labels := map[string]any{}
 	for k, v := range api.NestedMap(tmpl, "metadata", "labels") {
 		labels[k] = v

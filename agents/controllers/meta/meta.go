@@ -147,3 +147,17 @@ func PodAvailable(p api.Object, minReady time.Duration, now time.Time) (ok bool,
 	}
 	return false, since.Add(minReady).Sub(now)
 }
+
+// WithKind returns o with apiVersion and kind set when they are missing, as
+// they are on list items; o itself is not modified.
+func WithKind(o api.Object, apiVersion, kind string) api.Object {
+	if o.Kind() != "" {
+		return o
+	}
+	out := make(api.Object, len(o)+2)
+	for k, v := range o {
+		out[k] = v
+	}
+	out["apiVersion"], out["kind"] = apiVersion, kind
+	return out
+}

@@ -3,6 +3,7 @@ package replicaset
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/capstan-io/capstan/agents/controllers/meta"
@@ -24,7 +25,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		c.exp.Delete(key)
 		return reconcile.Result{}, nil
 	}
-	rs = withKind(rs)
+	rs = meta.WithKind(rs, "apps/v1", "ReplicaSet")
 	pods := c.pods.Store().ByIndex(informer.IndexNamespace, req.Namespace)
 	owned, adopt, release := Claim(rs, pods)
 	for _, p := range adopt {
@@ -45,6 +46,11 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	status, requeue := Status(rs, owned, c.now())
 	if err := c.writeStatus(ctx, rs, status); err != nil {
 		return reconcile.Result{}, err
+	}
+	if apierrors.Code(manageErr) == http.StatusForbidden {
+		// Typically a terminating namespace: retrying cannot help, and the
+		// ReplicaSet's next change requeues it.
+		return reconcile.Result{}, reconcile.TerminalError(manageErr)
 	}
 	if manageErr != nil {
 		return reconcile.Result{}, manageErr
@@ -170,22 +176,9 @@ func PodFromTemplate(rs api.Object) api.Object {
 			md[f] = api.DeepCopyValue(v)
 		}
 	}
-	md["ownerReferences"] = []any{meta.NewControllerRef(withKind(rs)).Map()}
+	md["ownerReferences"] = []any{meta.NewControllerRef(meta.WithKind(rs, "apps/v1", "ReplicaSet")).Map()}
 	spec, _ := api.DeepCopyValue(api.NestedMap(tmpl, "spec")).(map[string]any)
 	return api.Object{"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
-}
-
-// withKind fills apiVersion and kind, which objects from a list lack.
-func withKind(rs api.Object) api.Object {
-	if rs.Kind() != "" {
-		return rs
-	}
-	o := api.Object{}
-	for k, v := range rs {
-		o[k] = v
-	}
-	o["apiVersion"], o["kind"] = "apps/v1", "ReplicaSet"
-	return o
 }
 
 // setController adopts (add) or releases (!add) pod p on behalf of rs.
@@ -198,7 +191,7 @@ func (c *Controller) setController(ctx context.Context, p, rs api.Object, add bo
 		}
 	}
 	if add {
-		refs = append(refs, meta.NewControllerRef(withKind(rs)))
+		refs = append(refs, meta.NewControllerRef(meta.WithKind(rs, "apps/v1", "ReplicaSet")))
 	}
 	meta.SetOwnerRefs(p, refs)
 	_, err := c.cfg.Client.Resource("", "v1", "pods").Namespace(p.Namespace()).Update(ctx, p, "")
