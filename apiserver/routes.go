@@ -22,8 +22,9 @@ var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
 func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.NamespaceCache, m *metrics.Metrics, adminToken string) http.Handler {
 	h := endpoints.New(endpoints.Config{
 		Store: store, Registry: s.reg, Hubs: hubs, Namespaces: ns, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
-		WatchOpened: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
-		WatchClosed: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
+		NodeTransport: s.nodeTransport(),
+		WatchOpened:   func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
+		WatchClosed:   func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
 	})
 	wrap := func(f endpoints.HandlerFunc) http.Handler { return endpoints.Wrap(s.log, f) }
 	health := newHealth(store)

@@ -3,6 +3,7 @@ package nodeagent
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -21,6 +22,8 @@ type Agent struct {
 	pods        *informer.Informer
 	rec         *events.Recorder
 	kick        chan struct{}
+
+	port int // where logs are served; 0 for none
 
 	nodeMu    sync.Mutex
 	nodeUID   string
@@ -73,6 +76,14 @@ func (a *Agent) poke() {
 // Run registers the node and serves it until ctx ends. Containers keep
 // running after Run returns; a later agent adopts them.
 func (a *Agent) Run(ctx context.Context) error {
+	var srv *http.Server
+	if a.runtimeName != "fake" {
+		var err error
+		if srv, err = a.logServer(); err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
 	for {
 		err := a.register(ctx)
 		if err == nil {

@@ -24,8 +24,14 @@ type Config struct {
 	DataDir string
 	// Address is the node's InternalIP, also every pod's IP; "" detects it.
 	Address string
-	// Port is reported as status.daemonEndpoints.kubeletEndpoint.Port.
-	Port int
+	// ListenAddress is where container logs are served over HTTPS
+	// (host:port; port 0 picks one); its port is reported as
+	// status.daemonEndpoints.kubeletEndpoint.Port. "" means ":10250".
+	// The fake runtime serves no logs.
+	ListenAddress string
+	// ClientCA is the PEM of the cluster CA; only the hub's client
+	// certificate (CN api.NodeProxyUser) signed by it may read logs.
+	ClientCA []byte
 	// Labels are added to the Node's well-known labels.
 	Labels map[string]string
 	// BackoffBase and BackoffMax bound the crash-loop back-off; 0 means 10s and 5m.
@@ -66,8 +72,8 @@ func (c *Config) defaults() error {
 	def(&c.LeaseRenewInterval, 10*time.Second)
 	def(&c.StatusUpdateFrequency, time.Minute)
 	def(&c.SyncPeriod, time.Second)
-	if c.Port == 0 {
-		c.Port = 10250
+	if c.ListenAddress == "" {
+		c.ListenAddress = ":10250"
 	}
 	if c.Address == "" {
 		c.Address = detectAddress()

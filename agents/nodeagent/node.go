@@ -123,7 +123,7 @@ func (a *Agent) nodeStatus(conds []condition, now time.Time) map[string]any {
 			map[string]any{"type": "InternalIP", "address": a.cfg.Address},
 			map[string]any{"type": "Hostname", "address": a.cfg.NodeName},
 		},
-		"daemonEndpoints": map[string]any{"kubeletEndpoint": map[string]any{"Port": a.cfg.Port}},
+		"daemonEndpoints": map[string]any{"kubeletEndpoint": map[string]any{"Port": a.port}},
 		"nodeInfo": map[string]any{
 			"machineID": "", "systemUUID": "", "bootID": "",
 			"kernelVersion":           kernel,

@@ -1,8 +1,11 @@
 package nodeagent_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +37,8 @@ func TestMain(m *testing.M) {
 type env struct {
 	t      *testing.T
 	cli    *client.Client
+	ca     []byte
+	token  string
 	dir    string
 	rt     containers.Runtime
 	cancel context.CancelFunc
@@ -63,7 +68,7 @@ func newProcessRuntime(t *testing.T, dir string) containers.Runtime {
 // start runs an agent for node "n1" on a fresh hub.
 func start(t *testing.T) *env {
 	hub := apiservertest.Start(t)
-	e := &env{t: t, cli: hub.Client, dir: t.TempDir()}
+	e := &env{t: t, cli: hub.Client, dir: t.TempDir(), ca: hub.PKI().CAPEM, token: hub.Token}
 	e.rt = newProcessRuntime(t, e.dir)
 	e.run()
 	return e
@@ -72,7 +77,7 @@ func start(t *testing.T) *env {
 func (e *env) run() {
 	a, err := nodeagent.New(nodeagent.Config{Client: e.cli, NodeName: "n1", Runtime: e.rt, DataDir: e.dir,
 		Address: "127.0.0.1", BackoffBase: 200 * time.Millisecond, BackoffMax: 2 * time.Second, SyncPeriod: 100 * time.Millisecond,
-		LeaseRenewInterval: time.Second})
+		LeaseRenewInterval: time.Second, ListenAddress: "127.0.0.1:0", ClientCA: e.ca})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -327,5 +332,53 @@ func TestRestartAdoptsContainers(t *testing.T) {
 	list, _ := e.rt.List(context.Background())
 	if after.Spec.ID != before.Spec.ID || len(list) != 1 || p.Status.ContainerStatuses[0].RestartCount != 0 {
 		t.Errorf("after restart: %d containers, id %s (was %s), restarts %d", len(list), after.Spec.ID, before.Spec.ID, p.Status.ContainerStatuses[0].RestartCount)
+	}
+}
+
+func (e *env) logs(name, query string) string {
+	e.t.Helper()
+	b, err := e.cli.Do(context.Background(), client.Request{Method: "GET", Path: "/api/v1/namespaces/default/pods/" + name + "/log", Query: query})
+	if err != nil {
+		e.t.Fatalf("logs %s?%s: %v", name, query, err)
+	}
+	return string(b)
+}
+
+// The hub proxies pods/log to the agent: whole log, tailLines, timestamps,
+// previous, and follow.
+func TestLogs(t *testing.T) {
+	e := start(t)
+	name := e.createPod(`{"containers":[{"name":"c","command":["sh","-c","echo one; echo two >&2; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
+	e.waitPod(name, "restarted once", func(p *corev1.Pod) bool {
+		cs := p.Status.ContainerStatuses
+		return len(cs) == 1 && cs[0].RestartCount >= 1
+	})
+	if got, want := e.logs(name, "previous=true"), "one\ntwo\nthree\nfour\n"; got != want {
+		t.Errorf("previous log = %q, want %q", got, want)
+	}
+	if got, want := e.logs(name, "previous=true&tailLines=2"), "three\nfour\n"; got != want {
+		t.Errorf("tailLines=2 = %q, want %q", got, want)
+	}
+	if got := e.logs(name, "previous=true&tailLines=1&timestamps=true"); !strings.HasSuffix(got, "Z four\n") || len(got) < 25 {
+		t.Errorf("timestamps = %q", got)
+	}
+	// Follow: lines printed after the request arrive on the open stream.
+	name2 := "follow"
+	e.cli.Resource("", "v1", "pods").Namespace("default").Create(context.Background(), api.Object{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": name2, "namespace": "default"},
+		"spec":     map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "command": []any{"sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do echo line$i; sleep 0.2; done; sleep 300"}}}}})
+	e.waitPod(name2, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	req, _ := http.NewRequest("GET", e.cli.Server()+"/api/v1/namespaces/default/pods/follow/log?follow=true", nil)
+	req.Header.Set("Authorization", "Bearer "+e.token)
+	resp, err := e.cli.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for i := 1; i <= 10; i++ {
+		if !sc.Scan() || sc.Text() != fmt.Sprintf("line%d", i) {
+			t.Fatalf("follow line %d = %q (%v)", i, sc.Text(), sc.Err())
+		}
 	}
 }

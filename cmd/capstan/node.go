@@ -29,7 +29,7 @@ func (f *nodeFlags) bind(fs *flag.FlagSet) {
 	fs.IntVar(&f.count, "count", 1, `with --runtime=fake, how many simulated nodes to run (named <name>-0, <name>-1, ...)`)
 	fs.StringVar(&f.cfg.DataDir, "data-dir", "", "where containers' state, logs and volumes live (default ./capstan-data/nodes/<name>)")
 	fs.StringVar(&f.cfg.Address, "address", "", "the node's InternalIP, also every pod's IP (default: the address of the outward interface)")
-	fs.IntVar(&f.cfg.Port, "port", 10250, "the agent's HTTPS port, reported as the kubelet endpoint")
+	fs.StringVar(&f.cfg.ListenAddress, "listen-address", ":10250", "where the agent serves container logs over HTTPS to the hub (its port is the Node's kubelet endpoint)")
 	fs.DurationVar(&f.cfg.BackoffBase, "restart-backoff", 10e9, "first crash-loop back-off; it doubles per restart")
 	fs.DurationVar(&f.cfg.BackoffMax, "restart-backoff-max", 300e9, "longest crash-loop back-off")
 	fs.DurationVar(&f.cfg.LeaseRenewInterval, "lease-renew-interval", 10e9, "how often the node Lease is renewed")
@@ -97,10 +97,11 @@ func runNode(ctx context.Context, args []string) error {
 	nf.bind(fs)
 	logf := addLogFlags(fs)
 	fs.Parse(args)
-	cli, log, err := kubeconfigClient(*kubeconfig, logf)
+	cli, ccfg, log, err := kubeconfigClient(*kubeconfig, logf)
 	if err != nil {
 		return err
 	}
+	nf.cfg.ClientCA = ccfg.CAData
 	agents, err := nf.agents(cli, nodeagent.Config{Logger: log})
 	if err != nil {
 		return err
@@ -113,18 +114,18 @@ func runNode(ctx context.Context, args []string) error {
 }
 
 // kubeconfigClient builds an agent's logger and hub client from its flags.
-func kubeconfigClient(kubeconfig string, logf *logFlags) (*client.Client, *slog.Logger, error) {
+func kubeconfigClient(kubeconfig string, logf *logFlags) (*client.Client, client.Config, *slog.Logger, error) {
 	log, err := logf.logger()
 	if err != nil {
-		return nil, nil, err
+		return nil, client.Config{}, nil, err
 	}
 	if kubeconfig == "" {
-		return nil, nil, errNoKubeconfig
+		return nil, client.Config{}, nil, errNoKubeconfig
 	}
 	ccfg, err := client.LoadKubeconfig(kubeconfig)
 	if err != nil {
-		return nil, nil, err
+		return nil, client.Config{}, nil, err
 	}
 	cli, err := client.New(ccfg)
-	return cli, log, err
+	return cli, ccfg, log, err
 }

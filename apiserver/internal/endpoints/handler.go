@@ -32,6 +32,8 @@ type Config struct {
 	Namespaces *NamespaceCache
 	// BookmarkEvery is how often a watch that asked for bookmarks gets one.
 	BookmarkEvery time.Duration
+	// NodeTransport reaches node agents for pods/log; nil means logs are unavailable.
+	NodeTransport http.RoundTripper
 }
 
 // Handler serves every resource path.
@@ -113,6 +115,8 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 		}
 	case "scale":
 		return h.scale(w, r, req)
+	case "log":
+		return h.podLog(w, r, req)
 	case "binding":
 		if req.Verb != "create" {
 			return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)
