@@ -131,3 +131,21 @@ func (a *Agent) runSync(ctx context.Context) {
 		a.syncAll(ctx)
 	}
 }
+
+// StopContainers stops every running container (SIGTERM, then SIGKILL after
+// the pod's grace period capped at maxGrace) and reports how many there were.
+// `capstan up` calls it on exit; a plain node agent leaves containers running.
+func (a *Agent) StopContainers(ctx context.Context, maxGrace time.Duration) int {
+	list, err := a.cfg.Runtime.List(ctx)
+	if err != nil {
+		return 0
+	}
+	var running []containers.Status
+	for _, c := range list {
+		if c.State == containers.StateRunning {
+			running = append(running, c)
+		}
+	}
+	a.stopAll(ctx, running, maxGrace)
+	return len(running)
+}

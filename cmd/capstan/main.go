@@ -19,6 +19,7 @@ var commands = map[string]func(ctx context.Context, args []string) error{
 	"scheduler":          runScheduler,
 	"controller-manager": runControllerManager,
 	"node":               runNode,
+	"up":                 runUp,
 	"kubeconfig":         runKubeconfig,
 	"etcd":               runEtcd,
 	// container-shim is internal: the node agent runs it as each container's parent.

@@ -22,12 +22,13 @@ type nodeFlags struct {
 	count       int
 }
 
-func (f *nodeFlags) bind(fs *flag.FlagSet) {
+// bind adds the flags; dataDirFlag names the data dir flag ("data-dir", or "node-data-dir" beside the server's).
+func (f *nodeFlags) bind(fs *flag.FlagSet, dataDirFlag string) {
 	host, _ := os.Hostname()
 	fs.StringVar(&f.cfg.NodeName, "name", host, "the Node's name")
 	fs.StringVar(&f.runtimeName, "runtime", "process", `container runtime: "process" runs real local processes; "fake" simulates them (scale tests only)`)
 	fs.IntVar(&f.count, "count", 1, `with --runtime=fake, how many simulated nodes to run (named <name>-0, <name>-1, ...)`)
-	fs.StringVar(&f.cfg.DataDir, "data-dir", "", "where containers' state, logs and volumes live (default ./capstan-data/nodes/<name>)")
+	fs.StringVar(&f.cfg.DataDir, dataDirFlag, "", "where containers' state, logs and volumes live (default ./capstan-data/nodes/<name>, under --data-dir for up)")
 	fs.StringVar(&f.cfg.Address, "address", "", "the node's InternalIP, also every pod's IP (default: the address of the outward interface)")
 	fs.StringVar(&f.cfg.ListenAddress, "listen-address", ":10250", "where the agent serves container logs over HTTPS to the hub (its port is the Node's kubelet endpoint)")
 	fs.DurationVar(&f.cfg.BackoffBase, "restart-backoff", 10e9, "first crash-loop back-off; it doubles per restart")
@@ -94,7 +95,7 @@ func runNode(ctx context.Context, args []string) error {
 	var nf nodeFlags
 	fs := flag.NewFlagSet("node", flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file with the hub's address and this node's credentials (required)")
-	nf.bind(fs)
+	nf.bind(fs, "data-dir")
 	logf := addLogFlags(fs)
 	fs.Parse(args)
 	cli, ccfg, log, err := kubeconfigClient(*kubeconfig, logf)
