@@ -23,9 +23,10 @@ var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version"}
 func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.NamespaceCache, m *metrics.Metrics, sec *authStack, audit io.Writer) http.Handler {
 	h := endpoints.New(endpoints.Config{
 		Store: store, Registry: s.reg, Hubs: hubs, Namespaces: ns, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
-		WatchOpened: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
-		WatchClosed: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
-		CheckWrite:  sec.checkWrite,
+		NodeTransport: s.nodeTransport(),
+		WatchOpened:   func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
+		WatchClosed:   func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
+		CheckWrite:    sec.checkWrite,
 	})
 	authAPI := sec.api(store)
 	wrap := func(f endpoints.HandlerFunc) http.Handler { return endpoints.Wrap(s.log, f) }

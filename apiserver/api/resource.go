@@ -140,7 +140,7 @@ func Builtin() []Resource {
 	all := []string{"all"}
 	return []Resource{
 		{Version: "v1", Name: "namespaces", Singular: "namespace", Kind: "Namespace", ShortNames: []string{"ns"}, Subresources: []string{"status", "finalize"}},
-		{Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Subresources: []string{"status", "binding"}},
+		{Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}, Categories: all, Subresources: []string{"status", "binding", "log"}},
 		{Version: "v1", Name: "nodes", Singular: "node", Kind: "Node", ShortNames: []string{"no"}, Subresources: []string{"status"}},
 		{Version: "v1", Name: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}},
 		{Version: "v1", Name: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true},

@@ -15,10 +15,13 @@ import (
 )
 
 var commands = map[string]func(ctx context.Context, args []string) error{
-	"server":     runServer,
-	"scheduler":  runScheduler,
-	"kubeconfig": runKubeconfig,
-	"etcd":       runEtcd,
+	"server":             runServer,
+	"scheduler":          runScheduler,
+	"controller-manager": runControllerManager,
+	"node":               runNode,
+	"up":                 runUp,
+	"kubeconfig":         runKubeconfig,
+	"etcd":               runEtcd,
 	// container-shim is internal: the node agent runs it as each container's parent.
 	"container-shim": func(ctx context.Context, args []string) error {
 		os.Exit(containers.ShimMain(args))
@@ -30,7 +33,7 @@ var errNoKubeconfig = errors.New("--kubeconfig is required")
 
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: capstan <server|scheduler|kubeconfig|etcd> [flags]")
+		fmt.Fprintln(os.Stderr, "usage: capstan <up|server|scheduler|controller-manager|node|kubeconfig|etcd> [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

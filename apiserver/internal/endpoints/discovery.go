@@ -14,6 +14,7 @@ var subresourceDiscoveries = map[string]api.APIResource{
 	"status":   {Verbs: []string{"get", "patch", "update"}},
 	"finalize": {Verbs: []string{"update"}},
 	"binding":  {Kind: "Binding", Verbs: []string{"create"}},
+	"log":      {Verbs: []string{"get"}},
 	"scale":    {Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}},
 	"token":    {Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: []string{"create"}},
 }

@@ -35,6 +35,8 @@ type Config struct {
 	// CheckWrite, if set, may refuse an object about to be created or updated
 	// (RBAC escalation prevention); its error is returned as is.
 	CheckWrite func(ctx context.Context, r *api.Resource, o api.Object) error
+	// NodeTransport reaches node agents for pods/log; nil means logs are unavailable.
+	NodeTransport http.RoundTripper
 }
 
 // Handler serves every resource path.
@@ -122,6 +124,8 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 	case "token":
 		// POST is served by the TokenRequest route; nothing else exists here.
 		return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)
+	case "log":
+		return h.podLog(w, r, req)
 	case "binding":
 		if req.Verb != "create" {
 			return nil, apierrors.NewMethodNotSupported(req.gr, r.Method)

@@ -38,11 +38,11 @@ func MaxInFlight(readOnly, mutating int, log *slog.Logger, m *metrics.Metrics) f
 	}
 }
 
-// isLongRunning reports watches, which hold a connection for minutes.
+// isLongRunning reports watches and followed logs, which hold a connection for minutes.
 func isLongRunning(r *http.Request) bool {
 	if r.Method != http.MethodGet {
 		return false
 	}
 	info, err := endpoints.ParseRequestInfo(r)
-	return err == nil && info.Verb == "watch"
+	return err == nil && (info.Verb == "watch" || info.Subresource == "log" && r.URL.Query().Get("follow") == "true")
 }
