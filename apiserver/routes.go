@@ -24,6 +24,7 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 		Store: store, Registry: s.reg, Hubs: hubs, Namespaces: ns, Log: s.log, BookmarkEvery: s.cfg.BookmarkInterval,
 		WatchOpened: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
 		WatchClosed: func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
+		Admission:   s.admission,
 	})
 	wrap := func(f endpoints.HandlerFunc) http.Handler { return endpoints.Wrap(s.log, f) }
 	health := newHealth(store)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
 	"github.com/capstan-io/capstan/apiserver/internal/metrics"
@@ -27,6 +28,8 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 	reg *api.Registry
+	// admission is the chain every write passes (admission.go).
+	admission *admission.Chain
 
 	mu       sync.Mutex
 	addr     string        // where HTTPS listens, once ready
@@ -44,7 +47,12 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), readyc: make(chan struct{})}, nil
+	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), readyc: make(chan struct{})}
+	var err error
+	if s.admission, err = newAdmission(s.reg, cfg.DisableAdmissionPlugins); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Ready is closed once the server serves requests.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/storage"
@@ -33,6 +34,9 @@ func (h *Handler) create(r *http.Request, req *request) (any, error) {
 		return nil, err
 	}
 	if err := h.admitNamespace(r.Context(), req); err != nil {
+		return nil, err
+	}
+	if err := h.admit(r.Context(), req, admission.Create, o, nil, dry); err != nil {
 		return nil, err
 	}
 	if dry {

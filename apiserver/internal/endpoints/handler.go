@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/apiserver/internal/broadcast"
@@ -32,6 +33,8 @@ type Config struct {
 	Namespaces *NamespaceCache
 	// BookmarkEvery is how often a watch that asked for bookmarks gets one.
 	BookmarkEvery time.Duration
+	// Admission, if set, runs on every create, update, patch and delete.
+	Admission *admission.Chain
 }
 
 // Handler serves every resource path.
@@ -59,6 +62,10 @@ type request struct {
 	res   *api.Resource
 	strat *registry.Strategy
 	gr    apierrors.Resource
+	// fieldValidation is how admission treats unknown fields in the body.
+	fieldValidation admission.FieldValidation
+	// warnings are admission's warnings, sent as Warning headers.
+	warnings []string
 }
 
 type infoKey struct{}
@@ -105,6 +112,10 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 	if p, ok := RequestInfoFrom(r.Context()); ok {
 		*p = *req.RequestInfo
 	}
+	if req.fieldValidation, err = parseFieldValidation(r); err != nil {
+		return nil, err
+	}
+	defer func() { writeWarnings(w, req.warnings) }()
 	switch req.Subresource {
 	case "":
 	case "status", "finalize":

@@ -1,0 +1,24 @@
+package apiserver
+
+import (
+	"fmt"
+
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/plugins"
+	"github.com/capstan-io/capstan/admission/schema"
+	"github.com/capstan-io/capstan/apiserver/api"
+)
+
+// newAdmission compiles the built-in kinds' schemas once and builds the
+// admission chain with every plugin not disabled.
+func newAdmission(reg *api.Registry, disabled []string) (*admission.Chain, error) {
+	schemas, err := schema.NewBuiltin(reg.All())
+	if err != nil {
+		return nil, fmt.Errorf("compiling built-in schemas: %w", err)
+	}
+	chain, err := plugins.New(schemas, disabled)
+	if err != nil {
+		return nil, fmt.Errorf("--disable-admission-plugins: %w", err)
+	}
+	return chain, nil
+}
