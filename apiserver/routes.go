@@ -49,6 +49,7 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 	oapi := openapi.NewHandler(s.reg)
 	r.Method(http.MethodGet, "/openapi/v3", oapi)
 	r.Method(http.MethodGet, "/openapi/v3/*", oapi)
+	r.Get("/openapi/v2", oapi.ServeV2)
 	r.Method(http.MethodGet, "/api", wrap(h.APIVersions))
 	r.Method(http.MethodGet, "/api/v1", wrap(h.CoreResources))
 	r.Method(http.MethodGet, "/apis", wrap(h.APIGroupList))

@@ -33,6 +33,9 @@ func TestKubectl(t *testing.T) {
 		{"discovery", testKubectlDiscovery},
 		{"watch", testKubectlWatch},
 		{"errors", testKubectlErrors},
+		{"explain", testKubectlExplain},
+		{"field-validation", testKubectlFieldValidation},
+		{"apply-twice", testKubectlApplyTwice},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

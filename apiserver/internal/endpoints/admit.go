@@ -56,7 +56,7 @@ func (h *Handler) admit(ctx context.Context, req *request, op admission.Operatio
 		if len(ae.Errs) > 0 {
 			details = &api.StatusDetails{Name: req.Name, Group: req.res.Group, Kind: req.res.Kind}
 			for _, fe := range ae.Errs {
-				details.Causes = append(details.Causes, api.StatusCause{Type: string(fe.Type), Message: fe.Error(), Field: fe.Field})
+				details.Causes = append(details.Causes, api.StatusCause{Type: string(fe.Type), Message: fe.ErrorBody(), Field: fe.Field})
 			}
 		}
 		return apierrors.New(http.StatusBadRequest, apierrors.ReasonBadRequest, ae.Error(), details)

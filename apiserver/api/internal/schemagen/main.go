@@ -116,7 +116,12 @@ func special(t reflect.Type) (schema, bool) {
 // ref returns the schema of t, registering named structs as definitions.
 func (g *gen) ref(t reflect.Type) schema {
 	if s, ok := special(t); ok {
-		return s
+		if t == rawT || t == fieldsT {
+			return s
+		}
+		// Named like Kubernetes' definitions, so `kubectl explain` shows <IntOrString>, <Quantity>, <Time>.
+		g.defs[defName(t)] = s
+		return schema{"$ref": "#/$defs/" + defName(t)}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
