@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/schema"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
 	"github.com/capstan-io/capstan/apiserver/internal/metrics"
@@ -28,8 +29,10 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 	reg *api.Registry
-	// admission is the chain every write passes (admission.go).
+	// admission is the chain every write passes, and schemas the compiled
+	// schemas it validates with, to which CRDs add theirs (admission.go).
 	admission *admission.Chain
+	schemas   *schema.Set
 
 	mu       sync.Mutex
 	addr     string        // where HTTPS listens, once ready
@@ -49,7 +52,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), readyc: make(chan struct{})}
 	var err error
-	if s.admission, err = newAdmission(s.reg, cfg.DisableAdmissionPlugins); err != nil {
+	if s.admission, s.schemas, err = newAdmission(s.reg, cfg.DisableAdmissionPlugins); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -150,6 +153,11 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		nsCache.Run(runCtx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		newCRDController(store, s.reg, s.schemas, s.log).Run(runCtx) // crds.go
 	}()
 	if s.cfg.CompactionInterval > 0 {
 		wg.Add(1)

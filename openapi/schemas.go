@@ -15,7 +15,7 @@ func componentSchemas(rs []*api.Resource) map[string]any {
 	out := map[string]any{}
 	for _, r := range rs {
 		gvk := []any{map[string]any{"group": r.Group, "version": r.Version, "kind": r.Kind}}
-		b, ok := api.BuiltinSchema(r.Group, r.Version, r.Kind)
+		b, ok := schemaOf(r)
 		var doc struct {
 			Ref  string                    `json:"$ref"`
 			Defs map[string]map[string]any `json:"$defs"`
@@ -42,7 +42,7 @@ func componentSchemas(rs []*api.Resource) map[string]any {
 
 // kindSchemaName is the component name of r's kind: its schema's root definition.
 func kindSchemaName(r *api.Resource) string {
-	b, ok := api.BuiltinSchema(r.Group, r.Version, r.Kind)
+	b, ok := schemaOf(r)
 	if ok {
 		var doc struct {
 			Ref string `json:"$ref"`
@@ -86,4 +86,12 @@ func toOpenAPI(v any) any {
 		return out
 	}
 	return v
+}
+
+// schemaOf returns r's JSON Schema document: a custom resource's own, or a built-in kind's.
+func schemaOf(r *api.Resource) ([]byte, bool) {
+	if len(r.Schema) > 0 {
+		return r.Schema, true
+	}
+	return api.BuiltinSchema(r.Group, r.Version, r.Kind)
 }

@@ -28,6 +28,7 @@ var byKind = map[string]kindRules{
 	"v1/Secret":          {create: validateDataKeys, update: validateImmutableData},
 	"apps/v1/Deployment": {create: validateWorkload(true), update: validateSelectorUpdate},
 	"apps/v1/ReplicaSet": {create: validateWorkload(false), update: validateSelectorUpdate},
+	"apiextensions.k8s.io/v1/CustomResourceDefinition": {create: validateCRD, update: validateCRDUpdate},
 }
 
 func validate(_ context.Context, a *admission.Attributes) error {

@@ -67,6 +67,7 @@ func (w *walker) walk(v any, n node, p *field.Path) (out any, keep bool) {
 			}
 			t[k] = nv
 		}
+		w.applyDefaults(t, n)
 		return t, true
 	case []any:
 		items := w.d.items(n)
@@ -133,4 +134,38 @@ func goType(jsonType string) string {
 		return "bool"
 	}
 	return jsonType
+}
+
+// applyDefaults sets each missing property that has a default in the schema
+// (custom resources state defaults there; built-in kinds get theirs from the
+// Defaults plugin). A defaulted object is walked too, for nested defaults.
+func (w *walker) applyDefaults(m map[string]any, n node) {
+	props := asNode(n["properties"])
+	for _, k := range sortedKeys(props) {
+		p := w.d.deref(asNode(props[k]))
+		def, ok := p["default"]
+		if _, present := m[k]; present || !ok {
+			continue
+		}
+		v := deepCopyJSON(def)
+		if obj, isObj := v.(map[string]any); isObj {
+			w.applyDefaults(obj, p)
+		}
+		m[k] = v
+	}
+}
+
+// deepCopyJSON copies a decoded JSON value (a schema's default).
+func deepCopyJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	var out any
+	if d.Decode(&out) != nil {
+		return v
+	}
+	return out
 }

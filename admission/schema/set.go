@@ -52,24 +52,38 @@ func NewBuiltin(rs []*api.Resource) (*Set, error) {
 
 // Add compiles a schema document for k, replacing any earlier one.
 func (s *Set) Add(k Kind, b []byte, builtin bool) error {
-	d, err := parseDoc(b)
+	d, compiled, err := compile(k, b)
 	if err != nil {
-		return fmt.Errorf("schema %s: %w", k, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	url := "https://capstan.io/schemas/" + k.String()
-	if err := c.AddResource(url, bytes.NewReader(b)); err != nil {
-		return fmt.Errorf("schema %s: %w", k, err)
-	}
-	compiled, err := c.Compile(url)
-	if err != nil {
-		return fmt.Errorf("compiling schema %s: %w", k, err)
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.entries[k] = &entry{doc: d, compiled: compiled, builtin: builtin}
 	return nil
+}
+
+// Check reports whether a schema document for k compiles, without adding it.
+func Check(k Kind, b []byte) error {
+	_, _, err := compile(k, b)
+	return err
+}
+
+func compile(k Kind, b []byte) (*doc, *jsonschema.Schema, error) {
+	d, err := parseDoc(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema %s: %w", k, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	url := "https://capstan.io/schemas/" + k.String()
+	if err := c.AddResource(url, bytes.NewReader(b)); err != nil {
+		return nil, nil, fmt.Errorf("schema %s: %w", k, err)
+	}
+	compiled, err := c.Compile(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiling schema %s: %w", k, err)
+	}
+	return d, compiled, nil
 }
 
 // Remove forgets the schema of k.

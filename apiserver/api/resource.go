@@ -16,6 +16,19 @@ type Resource struct {
 	Categories           []string
 	// Subresources lists what is served under .../{name}/{sub}: status, scale, binding.
 	Subresources []string
+	// Schema is the JSON Schema document of a custom resource (built from its
+	// CRD); built-in kinds leave it empty and use BuiltinSchema.
+	Schema []byte
+	// PrinterColumns are a custom resource's additionalPrinterColumns.
+	PrinterColumns []PrinterColumn
+}
+
+// PrinterColumn is one extra table column of a custom resource.
+type PrinterColumn struct {
+	Name, Type, Format, Description string
+	// JSONPath selects the value, such as .spec.replicas.
+	JSONPath string
+	Priority int32
 }
 
 // StandardVerbs are the verbs every resource supports.
@@ -92,6 +105,13 @@ func (reg *Registry) Add(r Resource) {
 	reg.resources[regKey(r.Group, r.Version, r.Name)] = &r
 }
 
+// Remove unregisters the resource of a group, version and plural name.
+func (reg *Registry) Remove(group, version, name string) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	delete(reg.resources, regKey(group, version, name))
+}
+
 // Lookup finds a resource by group, version and plural name.
 func (reg *Registry) Lookup(group, version, name string) (*Resource, bool) {
 	reg.mu.RLock()
@@ -130,5 +150,6 @@ func Builtin() []Resource {
 		{Group: "apps", Version: "v1", Name: "deployments", Singular: "deployment", Kind: "Deployment", Namespaced: true, ShortNames: []string{"deploy"}, Categories: all, Subresources: []string{"status", "scale"}},
 		{Group: "apps", Version: "v1", Name: "replicasets", Singular: "replicaset", Kind: "ReplicaSet", Namespaced: true, ShortNames: []string{"rs"}, Categories: all, Subresources: []string{"status", "scale"}},
 		{Group: "coordination.k8s.io", Version: "v1", Name: "leases", Singular: "lease", Kind: "Lease", Namespaced: true},
+		{Group: "apiextensions.k8s.io", Version: "v1", Name: "customresourcedefinitions", Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Subresources: []string{"status"}},
 	}
 }

@@ -260,6 +260,21 @@ func (e IoK8sApiCoreV1TolerationOperator) Valid() bool {
 	}
 }
 
+// IoK8sApiApiextensionsV1CustomResourceDefinition defines model for io.k8s.api.apiextensions.v1.CustomResourceDefinition.
+type IoK8sApiApiextensionsV1CustomResourceDefinition struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiApiextensionsV1CustomResourceDefinitionList defines model for io.k8s.api.apiextensions.v1.CustomResourceDefinitionList.
+type IoK8sApiApiextensionsV1CustomResourceDefinitionList struct {
+	ApiVersion *string                                           `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiApiextensionsV1CustomResourceDefinition `json:"items"`
+	Kind       *string                                           `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta           `json:"metadata,omitempty"`
+}
+
 // IoK8sApiAppsV1Deployment defines model for io.k8s.api.apps.v1.Deployment.
 type IoK8sApiAppsV1Deployment struct {
 	ApiVersion *string                                   `json:"apiVersion,omitempty"`
@@ -2273,6 +2288,26 @@ type ReplaceCoreV1NodeParams struct {
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
+// ListApiextensionsV1CustomResourceDefinitionParams defines parameters for ListApiextensionsV1CustomResourceDefinition.
+type ListApiextensionsV1CustomResourceDefinitionParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateApiextensionsV1CustomResourceDefinitionParams defines parameters for CreateApiextensionsV1CustomResourceDefinition.
+type CreateApiextensionsV1CustomResourceDefinitionParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceApiextensionsV1CustomResourceDefinitionParams defines parameters for ReplaceApiextensionsV1CustomResourceDefinition.
+type ReplaceApiextensionsV1CustomResourceDefinitionParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
 // ListAppsV1NamespacedDeploymentParams defines parameters for ListAppsV1NamespacedDeployment.
 type ListAppsV1NamespacedDeploymentParams struct {
 	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
@@ -2386,6 +2421,12 @@ type CreateCoreV1NodeJSONRequestBody = IoK8sApiCoreV1Node
 
 // ReplaceCoreV1NodeJSONRequestBody defines body for ReplaceCoreV1Node for application/json ContentType.
 type ReplaceCoreV1NodeJSONRequestBody = IoK8sApiCoreV1Node
+
+// CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody defines body for CreateApiextensionsV1CustomResourceDefinition for application/json ContentType.
+type CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody = IoK8sApiApiextensionsV1CustomResourceDefinition
+
+// ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody defines body for ReplaceApiextensionsV1CustomResourceDefinition for application/json ContentType.
+type ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody = IoK8sApiApiextensionsV1CustomResourceDefinition
 
 // CreateAppsV1NamespacedDeploymentJSONRequestBody defines body for CreateAppsV1NamespacedDeployment for application/json ContentType.
 type CreateAppsV1NamespacedDeploymentJSONRequestBody = IoK8sApiAppsV1Deployment
@@ -2853,6 +2894,31 @@ type ClientInterface interface {
 	// ReplaceCoreV1Node performs a PUT /api/v1/nodes/{name} (the `ReplaceCoreV1Node` operationId) request.
 	// Takes a body of the `application/json` content type.
 	ReplaceCoreV1Node(ctx context.Context, name string, params *ReplaceCoreV1NodeParams, body ReplaceCoreV1NodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListApiextensionsV1CustomResourceDefinition performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
+	ListApiextensionsV1CustomResourceDefinition(ctx context.Context, params *ListApiextensionsV1CustomResourceDefinitionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateApiextensionsV1CustomResourceDefinitionWithBody performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request,
+	// with any type of body and a specified content type.
+	CreateApiextensionsV1CustomResourceDefinitionWithBody(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateApiextensionsV1CustomResourceDefinition performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateApiextensionsV1CustomResourceDefinition(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, body CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteApiextensionsV1CustomResourceDefinition performs a DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `DeleteApiextensionsV1CustomResourceDefinition` operationId) request.
+	DeleteApiextensionsV1CustomResourceDefinition(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadApiextensionsV1CustomResourceDefinition performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReadApiextensionsV1CustomResourceDefinition` operationId) request.
+	ReadApiextensionsV1CustomResourceDefinition(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceApiextensionsV1CustomResourceDefinitionWithBody performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceApiextensionsV1CustomResourceDefinitionWithBody(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceApiextensionsV1CustomResourceDefinition performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceApiextensionsV1CustomResourceDefinition(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, body ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAppsV1NamespacedDeployment performs a GET /apis/apps/v1/namespaces/{namespace}/deployments (the `ListAppsV1NamespacedDeployment` operationId) request.
 	ListAppsV1NamespacedDeployment(ctx context.Context, namespace string, params *ListAppsV1NamespacedDeploymentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3775,6 +3841,101 @@ func (c *Client) ReplaceCoreV1NodeWithBody(ctx context.Context, name string, par
 // Takes a body of the `application/json` content type.
 func (c *Client) ReplaceCoreV1Node(ctx context.Context, name string, params *ReplaceCoreV1NodeParams, body ReplaceCoreV1NodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReplaceCoreV1NodeRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListApiextensionsV1CustomResourceDefinition performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
+func (c *Client) ListApiextensionsV1CustomResourceDefinition(ctx context.Context, params *ListApiextensionsV1CustomResourceDefinitionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListApiextensionsV1CustomResourceDefinitionRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateApiextensionsV1CustomResourceDefinitionWithBody performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateApiextensionsV1CustomResourceDefinitionWithBody(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiextensionsV1CustomResourceDefinitionRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateApiextensionsV1CustomResourceDefinition performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateApiextensionsV1CustomResourceDefinition(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, body CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiextensionsV1CustomResourceDefinitionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteApiextensionsV1CustomResourceDefinition performs a DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `DeleteApiextensionsV1CustomResourceDefinition` operationId) request.
+func (c *Client) DeleteApiextensionsV1CustomResourceDefinition(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteApiextensionsV1CustomResourceDefinitionRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadApiextensionsV1CustomResourceDefinition performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReadApiextensionsV1CustomResourceDefinition` operationId) request.
+func (c *Client) ReadApiextensionsV1CustomResourceDefinition(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadApiextensionsV1CustomResourceDefinitionRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceApiextensionsV1CustomResourceDefinitionWithBody performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceApiextensionsV1CustomResourceDefinitionWithBody(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceApiextensionsV1CustomResourceDefinitionRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceApiextensionsV1CustomResourceDefinition performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceApiextensionsV1CustomResourceDefinition(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, body ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceApiextensionsV1CustomResourceDefinitionRequest(c.Server, name, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7222,6 +7383,329 @@ func NewReplaceCoreV1NodeRequestWithBody(server string, name string, params *Rep
 	return req, nil
 }
 
+// NewListApiextensionsV1CustomResourceDefinitionRequest constructs an http.Request for the ListApiextensionsV1CustomResourceDefinition method
+func NewListApiextensionsV1CustomResourceDefinitionRequest(server string, params *ListApiextensionsV1CustomResourceDefinitionParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateApiextensionsV1CustomResourceDefinitionRequest calls the generic CreateApiextensionsV1CustomResourceDefinition builder with application/json body
+func NewCreateApiextensionsV1CustomResourceDefinitionRequest(server string, params *CreateApiextensionsV1CustomResourceDefinitionParams, body CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateApiextensionsV1CustomResourceDefinitionRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateApiextensionsV1CustomResourceDefinitionRequestWithBody constructs an http.Request for the CreateApiextensionsV1CustomResourceDefinition method, with any body, and a specified content type
+func NewCreateApiextensionsV1CustomResourceDefinitionRequestWithBody(server string, params *CreateApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteApiextensionsV1CustomResourceDefinitionRequest constructs an http.Request for the DeleteApiextensionsV1CustomResourceDefinition method
+func NewDeleteApiextensionsV1CustomResourceDefinitionRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadApiextensionsV1CustomResourceDefinitionRequest constructs an http.Request for the ReadApiextensionsV1CustomResourceDefinition method
+func NewReadApiextensionsV1CustomResourceDefinitionRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceApiextensionsV1CustomResourceDefinitionRequest calls the generic ReplaceApiextensionsV1CustomResourceDefinition builder with application/json body
+func NewReplaceApiextensionsV1CustomResourceDefinitionRequest(server string, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, body ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceApiextensionsV1CustomResourceDefinitionRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceApiextensionsV1CustomResourceDefinitionRequestWithBody constructs an http.Request for the ReplaceApiextensionsV1CustomResourceDefinition method, with any body, and a specified content type
+func NewReplaceApiextensionsV1CustomResourceDefinitionRequestWithBody(server string, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListAppsV1NamespacedDeploymentRequest constructs an http.Request for the ListAppsV1NamespacedDeployment method
 func NewListAppsV1NamespacedDeploymentRequest(server string, namespace string, params *ListAppsV1NamespacedDeploymentParams) (*http.Request, error) {
 	var err error
@@ -8654,6 +9138,41 @@ type ClientWithResponsesInterface interface {
 	// ReplaceCoreV1NodeWithResponse performs a PUT /api/v1/nodes/{name} (the `ReplaceCoreV1Node` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	ReplaceCoreV1NodeWithResponse(ctx context.Context, name string, params *ReplaceCoreV1NodeParams, body ReplaceCoreV1NodeJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceCoreV1NodeResponse, error)
+
+	// ListApiextensionsV1CustomResourceDefinitionWithResponse performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, params *ListApiextensionsV1CustomResourceDefinitionParams, reqEditors ...RequestEditorFn) (*ListApiextensionsV1CustomResourceDefinitionResponse, error)
+
+	// CreateApiextensionsV1CustomResourceDefinitionWithBodyWithResponse performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateApiextensionsV1CustomResourceDefinitionWithBodyWithResponse(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiextensionsV1CustomResourceDefinitionResponse, error)
+
+	// CreateApiextensionsV1CustomResourceDefinitionWithResponse performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, body CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiextensionsV1CustomResourceDefinitionResponse, error)
+
+	// DeleteApiextensionsV1CustomResourceDefinitionWithResponse performs a DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `DeleteApiextensionsV1CustomResourceDefinition` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteApiextensionsV1CustomResourceDefinitionResponse, error)
+
+	// ReadApiextensionsV1CustomResourceDefinitionWithResponse performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReadApiextensionsV1CustomResourceDefinition` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadApiextensionsV1CustomResourceDefinitionResponse, error)
+
+	// ReplaceApiextensionsV1CustomResourceDefinitionWithBodyWithResponse performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceApiextensionsV1CustomResourceDefinitionWithBodyWithResponse(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceApiextensionsV1CustomResourceDefinitionResponse, error)
+
+	// ReplaceApiextensionsV1CustomResourceDefinitionWithResponse performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, body ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceApiextensionsV1CustomResourceDefinitionResponse, error)
 
 	// ListAppsV1NamespacedDeploymentWithResponse performs a GET /apis/apps/v1/namespaces/{namespace}/deployments (the `ListAppsV1NamespacedDeployment` operationId) request.
 	//
@@ -10606,6 +11125,211 @@ func (r ReplaceCoreV1NodeResponse) ContentType() string {
 	return ""
 }
 
+type ListApiextensionsV1CustomResourceDefinitionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiApiextensionsV1CustomResourceDefinitionList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListApiextensionsV1CustomResourceDefinitionResponse) GetJSON200() *IoK8sApiApiextensionsV1CustomResourceDefinitionList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListApiextensionsV1CustomResourceDefinitionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListApiextensionsV1CustomResourceDefinitionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListApiextensionsV1CustomResourceDefinitionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListApiextensionsV1CustomResourceDefinitionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateApiextensionsV1CustomResourceDefinitionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiApiextensionsV1CustomResourceDefinition
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateApiextensionsV1CustomResourceDefinitionResponse) GetJSON201() *IoK8sApiApiextensionsV1CustomResourceDefinition {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateApiextensionsV1CustomResourceDefinitionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateApiextensionsV1CustomResourceDefinitionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateApiextensionsV1CustomResourceDefinitionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateApiextensionsV1CustomResourceDefinitionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteApiextensionsV1CustomResourceDefinitionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiApiextensionsV1CustomResourceDefinition
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteApiextensionsV1CustomResourceDefinitionResponse) GetJSON200() *IoK8sApiApiextensionsV1CustomResourceDefinition {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteApiextensionsV1CustomResourceDefinitionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteApiextensionsV1CustomResourceDefinitionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteApiextensionsV1CustomResourceDefinitionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteApiextensionsV1CustomResourceDefinitionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadApiextensionsV1CustomResourceDefinitionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiApiextensionsV1CustomResourceDefinition
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadApiextensionsV1CustomResourceDefinitionResponse) GetJSON200() *IoK8sApiApiextensionsV1CustomResourceDefinition {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadApiextensionsV1CustomResourceDefinitionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadApiextensionsV1CustomResourceDefinitionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadApiextensionsV1CustomResourceDefinitionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadApiextensionsV1CustomResourceDefinitionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceApiextensionsV1CustomResourceDefinitionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiApiextensionsV1CustomResourceDefinition
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceApiextensionsV1CustomResourceDefinitionResponse) GetJSON200() *IoK8sApiApiextensionsV1CustomResourceDefinition {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceApiextensionsV1CustomResourceDefinitionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceApiextensionsV1CustomResourceDefinitionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceApiextensionsV1CustomResourceDefinitionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceApiextensionsV1CustomResourceDefinitionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListAppsV1NamespacedDeploymentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11912,6 +12636,83 @@ func (c *ClientWithResponses) ReplaceCoreV1NodeWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseReplaceCoreV1NodeResponse(rsp)
+}
+
+// ListApiextensionsV1CustomResourceDefinitionWithResponse performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, params *ListApiextensionsV1CustomResourceDefinitionParams, reqEditors ...RequestEditorFn) (*ListApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.ListApiextensionsV1CustomResourceDefinition(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListApiextensionsV1CustomResourceDefinitionResponse(rsp)
+}
+
+// CreateApiextensionsV1CustomResourceDefinitionWithBodyWithResponse performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateApiextensionsV1CustomResourceDefinitionWithBodyWithResponse(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.CreateApiextensionsV1CustomResourceDefinitionWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateApiextensionsV1CustomResourceDefinitionResponse(rsp)
+}
+
+// CreateApiextensionsV1CustomResourceDefinitionWithResponse performs a POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `CreateApiextensionsV1CustomResourceDefinition` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, params *CreateApiextensionsV1CustomResourceDefinitionParams, body CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.CreateApiextensionsV1CustomResourceDefinition(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateApiextensionsV1CustomResourceDefinitionResponse(rsp)
+}
+
+// DeleteApiextensionsV1CustomResourceDefinitionWithResponse performs a DELETE /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `DeleteApiextensionsV1CustomResourceDefinition` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.DeleteApiextensionsV1CustomResourceDefinition(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteApiextensionsV1CustomResourceDefinitionResponse(rsp)
+}
+
+// ReadApiextensionsV1CustomResourceDefinitionWithResponse performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReadApiextensionsV1CustomResourceDefinition` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.ReadApiextensionsV1CustomResourceDefinition(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadApiextensionsV1CustomResourceDefinitionResponse(rsp)
+}
+
+// ReplaceApiextensionsV1CustomResourceDefinitionWithBodyWithResponse performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceApiextensionsV1CustomResourceDefinitionWithBodyWithResponse(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.ReplaceApiextensionsV1CustomResourceDefinitionWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceApiextensionsV1CustomResourceDefinitionResponse(rsp)
+}
+
+// ReplaceApiextensionsV1CustomResourceDefinitionWithResponse performs a PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name} (the `ReplaceApiextensionsV1CustomResourceDefinition` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceApiextensionsV1CustomResourceDefinitionWithResponse(ctx context.Context, name string, params *ReplaceApiextensionsV1CustomResourceDefinitionParams, body ReplaceApiextensionsV1CustomResourceDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceApiextensionsV1CustomResourceDefinitionResponse, error) {
+	rsp, err := c.ReplaceApiextensionsV1CustomResourceDefinition(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceApiextensionsV1CustomResourceDefinitionResponse(rsp)
 }
 
 // ListAppsV1NamespacedDeploymentWithResponse performs a GET /apis/apps/v1/namespaces/{namespace}/deployments (the `ListAppsV1NamespacedDeployment` operationId) request.
@@ -13305,6 +14106,136 @@ func ParseReplaceCoreV1NodeResponse(rsp *http.Response) (*ReplaceCoreV1NodeRespo
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest IoK8sApiCoreV1Node
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListApiextensionsV1CustomResourceDefinitionResponse parses an HTTP response from a ListApiextensionsV1CustomResourceDefinitionWithResponse call
+func ParseListApiextensionsV1CustomResourceDefinitionResponse(rsp *http.Response) (*ListApiextensionsV1CustomResourceDefinitionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListApiextensionsV1CustomResourceDefinitionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiApiextensionsV1CustomResourceDefinitionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateApiextensionsV1CustomResourceDefinitionResponse parses an HTTP response from a CreateApiextensionsV1CustomResourceDefinitionWithResponse call
+func ParseCreateApiextensionsV1CustomResourceDefinitionResponse(rsp *http.Response) (*CreateApiextensionsV1CustomResourceDefinitionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateApiextensionsV1CustomResourceDefinitionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiApiextensionsV1CustomResourceDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteApiextensionsV1CustomResourceDefinitionResponse parses an HTTP response from a DeleteApiextensionsV1CustomResourceDefinitionWithResponse call
+func ParseDeleteApiextensionsV1CustomResourceDefinitionResponse(rsp *http.Response) (*DeleteApiextensionsV1CustomResourceDefinitionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteApiextensionsV1CustomResourceDefinitionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiApiextensionsV1CustomResourceDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadApiextensionsV1CustomResourceDefinitionResponse parses an HTTP response from a ReadApiextensionsV1CustomResourceDefinitionWithResponse call
+func ParseReadApiextensionsV1CustomResourceDefinitionResponse(rsp *http.Response) (*ReadApiextensionsV1CustomResourceDefinitionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadApiextensionsV1CustomResourceDefinitionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiApiextensionsV1CustomResourceDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceApiextensionsV1CustomResourceDefinitionResponse parses an HTTP response from a ReplaceApiextensionsV1CustomResourceDefinitionWithResponse call
+func ParseReplaceApiextensionsV1CustomResourceDefinitionResponse(rsp *http.Response) (*ReplaceApiextensionsV1CustomResourceDefinitionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceApiextensionsV1CustomResourceDefinitionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiApiextensionsV1CustomResourceDefinition
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
