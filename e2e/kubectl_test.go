@@ -36,6 +36,7 @@ func TestKubectl(t *testing.T) {
 		{"explain", testKubectlExplain},
 		{"field-validation", testKubectlFieldValidation},
 		{"apply-twice", testKubectlApplyTwice},
+		{"crd", testKubectlCRD},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
