@@ -17,6 +17,10 @@ const (
 	KindBadRequest
 	// KindForbidden is a 403 Forbidden: a policy refused the request.
 	KindForbidden
+	// KindDenied is a refusal with its own code and reason (a webhook's).
+	KindDenied
+	// KindInternal is a 500: admission could not decide (a webhook failed).
+	KindInternal
 )
 
 // Error is an admission failure.
@@ -26,6 +30,9 @@ type Error struct {
 	Errs field.ErrorList
 	// Message replaces the default message when set.
 	Message string
+	// Code and Reason are a KindDenied error's HTTP status and Status reason.
+	Code   int
+	Reason string
 }
 
 func (e *Error) Error() string {
@@ -50,6 +57,14 @@ func BadRequest(msg string, errs field.ErrorList) error {
 
 // Forbidden returns a 403 error with msg.
 func Forbidden(msg string) error { return &Error{Kind: KindForbidden, Message: msg} }
+
+// Denied returns a refusal with its own code and reason.
+func Denied(code int, reason, msg string) error {
+	return &Error{Kind: KindDenied, Code: code, Reason: reason, Message: msg}
+}
+
+// Internal returns a 500 error with msg.
+func Internal(msg string) error { return &Error{Kind: KindInternal, Message: msg} }
 
 // AsError reports whether err is an admission *Error.
 func AsError(err error) (*Error, bool) {

@@ -33,6 +33,7 @@ type Server struct {
 	// schemas it validates with, to which CRDs add theirs (admission.go).
 	admission *admission.Chain
 	schemas   *schema.Set
+	webhooks  *webhookSource // fed by a watch in Run (webhooks.go)
 
 	mu       sync.Mutex
 	addr     string        // where HTTPS listens, once ready
@@ -50,9 +51,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), readyc: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), webhooks: &webhookSource{}, readyc: make(chan struct{})}
 	var err error
-	if s.admission, s.schemas, err = newAdmission(s.reg, cfg.DisableAdmissionPlugins); err != nil {
+	if s.admission, s.schemas, err = newAdmission(s.reg, s.webhooks, cfg.DisableAdmissionPlugins); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -158,6 +159,11 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		newCRDController(store, s.reg, s.schemas, s.log).Run(runCtx) // crds.go
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.webhooks.Run(runCtx, store, s.log)
 	}()
 	if s.cfg.CompactionInterval > 0 {
 		wg.Add(1)

@@ -11,26 +11,38 @@ import (
 	"github.com/capstan-io/capstan/admission/defaults"
 	"github.com/capstan-io/capstan/admission/rules"
 	"github.com/capstan-io/capstan/admission/schema"
+	"github.com/capstan-io/capstan/admission/webhook"
 )
+
+// Deps are what the plugins are built from.
+type Deps struct {
+	// Schemas are the compiled schemas of every kind (CRDs add theirs).
+	Schemas *schema.Set
+	// Webhooks are the configured admission webhooks; nil means none.
+	Webhooks webhook.Source
+}
 
 // spec is one plugin: its name, whether it can be turned off, and how to build it.
 type spec struct {
 	name     string
 	optional bool
-	build    func(s *schema.Set) admission.Plugin
+	build    func(d Deps) admission.Plugin
 }
 
 // all is every plugin in the order it runs (mutating ones are run before
 // validating ones whatever their place here; within a phase this order holds).
 var all = []spec{
 	// SchemaDecode: wrong JSON types (400) and unknown fields (fieldValidation).
-	{name: "SchemaDecode", build: func(s *schema.Set) admission.Plugin { return s.Decode() }},
+	{name: "SchemaDecode", build: func(d Deps) admission.Plugin { return d.Schemas.Decode() }},
 	// Defaults: Kubernetes' defaults for the built-in kinds.
-	{name: "Defaults", build: func(*schema.Set) admission.Plugin { return defaults.New() }},
+	{name: "Defaults", build: func(Deps) admission.Plugin { return defaults.New() }},
 	// SchemaValidation: the kind's JSON Schema (enums, bounds, required).
-	{name: "SchemaValidation", build: func(s *schema.Set) admission.Plugin { return s.Validate() }},
+	{name: "SchemaValidation", build: func(d Deps) admission.Plugin { return d.Schemas.Validate() }},
 	// KindRules: per-kind rules beyond the schema (names, selectors, immutable fields, quantities).
-	{name: "KindRules", optional: true, build: func(*schema.Set) admission.Plugin { return rules.New() }},
+	{name: "KindRules", optional: true, build: func(Deps) admission.Plugin { return rules.New() }},
+	// Webhooks: Mutating- then ValidatingWebhookConfigurations (mutates after
+	// Defaults, validates after KindRules).
+	{name: "Webhooks", optional: true, build: func(d Deps) admission.Plugin { return webhook.New(d.Webhooks) }},
 }
 
 // Names lists every plugin, in order.
@@ -53,9 +65,10 @@ func Optional() []string {
 	return out
 }
 
-// New builds the chain from every plugin not named in disabled, using schemas
-// for the schema-driven ones. Naming an unknown or required plugin is an error.
-func New(schemas *schema.Set, disabled []string) (*admission.Chain, error) {
+// New builds the chain from every plugin not named in disabled, from deps.
+// Naming an unknown or required plugin is an error; without a webhook source
+// the Webhooks plugin is left out.
+func New(deps Deps, disabled []string) (*admission.Chain, error) {
 	for _, d := range disabled {
 		i := slices.IndexFunc(all, func(p spec) bool { return p.name == d })
 		if i < 0 {
@@ -67,8 +80,11 @@ func New(schemas *schema.Set, disabled []string) (*admission.Chain, error) {
 	}
 	var ps []admission.Plugin
 	for _, p := range all {
+		if p.name == "Webhooks" && deps.Webhooks == nil {
+			continue
+		}
 		if !slices.Contains(disabled, p.name) {
-			ps = append(ps, p.build(schemas))
+			ps = append(ps, p.build(deps))
 		}
 	}
 	return admission.New(ps...), nil

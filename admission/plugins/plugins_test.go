@@ -36,7 +36,7 @@ func TestNew(t *testing.T) {
 		{"unknown plugin", []string{"Nope"}, nil, "does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := plugins.New(s, tc.disabled)
+			c, err := plugins.New(plugins.Deps{Schemas: s}, tc.disabled)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -51,7 +51,7 @@ func TestNew(t *testing.T) {
 			}
 		})
 	}
-	if got := plugins.Names(); len(got) != 4 {
+	if got := plugins.Names(); len(got) != 5 {
 		t.Errorf("Names() = %v", got)
 	}
 }
@@ -77,7 +77,7 @@ func FuzzAdmit(f *testing.F) {
 		f.Add(seed)
 	}
 	s, rs := builtinSchemas(f)
-	chain, err := plugins.New(s, nil)
+	chain, err := plugins.New(plugins.Deps{Schemas: s}, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

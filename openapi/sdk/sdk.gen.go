@@ -260,6 +260,99 @@ func (e IoK8sApiCoreV1TolerationOperator) Valid() bool {
 	}
 }
 
+// IoK8sApiAdmissionregistrationV1MatchCondition defines model for io.k8s.api.admissionregistration.v1.MatchCondition.
+type IoK8sApiAdmissionregistrationV1MatchCondition struct {
+	Expression *string `json:"expression,omitempty"`
+	Name       *string `json:"name,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1MutatingWebhook defines model for io.k8s.api.admissionregistration.v1.MutatingWebhook.
+type IoK8sApiAdmissionregistrationV1MutatingWebhook struct {
+	AdmissionReviewVersions *[]string                                            `json:"admissionReviewVersions,omitempty"`
+	ClientConfig            *IoK8sApiAdmissionregistrationV1WebhookClientConfig  `json:"clientConfig,omitempty"`
+	FailurePolicy           *string                                              `json:"failurePolicy,omitempty"`
+	MatchConditions         *[]IoK8sApiAdmissionregistrationV1MatchCondition     `json:"matchConditions,omitempty"`
+	MatchPolicy             *string                                              `json:"matchPolicy,omitempty"`
+	Name                    *string                                              `json:"name,omitempty"`
+	NamespaceSelector       *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"namespaceSelector,omitempty"`
+	ObjectSelector          *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"objectSelector,omitempty"`
+	ReinvocationPolicy      *string                                              `json:"reinvocationPolicy,omitempty"`
+	Rules                   *[]IoK8sApiAdmissionregistrationV1RuleWithOperations `json:"rules,omitempty"`
+	SideEffects             *string                                              `json:"sideEffects,omitempty"`
+	TimeoutSeconds          *int32                                               `json:"timeoutSeconds,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration defines model for io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration.
+type IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration struct {
+	ApiVersion *string                                           `json:"apiVersion,omitempty"`
+	Kind       *string                                           `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta         `json:"metadata,omitempty"`
+	Webhooks   *[]IoK8sApiAdmissionregistrationV1MutatingWebhook `json:"webhooks,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList defines model for io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList.
+type IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList struct {
+	ApiVersion *string                                                       `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration `json:"items"`
+	Kind       *string                                                       `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta                       `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1RuleWithOperations defines model for io.k8s.api.admissionregistration.v1.RuleWithOperations.
+type IoK8sApiAdmissionregistrationV1RuleWithOperations struct {
+	ApiGroups   *[]string `json:"apiGroups,omitempty"`
+	ApiVersions *[]string `json:"apiVersions,omitempty"`
+	Operations  *[]string `json:"operations,omitempty"`
+	Resources   *[]string `json:"resources,omitempty"`
+	Scope       *string   `json:"scope,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1ServiceReference defines model for io.k8s.api.admissionregistration.v1.ServiceReference.
+type IoK8sApiAdmissionregistrationV1ServiceReference struct {
+	Name      *string `json:"name,omitempty"`
+	Namespace *string `json:"namespace,omitempty"`
+	Path      *string `json:"path,omitempty"`
+	Port      *int32  `json:"port,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1ValidatingWebhook defines model for io.k8s.api.admissionregistration.v1.ValidatingWebhook.
+type IoK8sApiAdmissionregistrationV1ValidatingWebhook struct {
+	AdmissionReviewVersions *[]string                                            `json:"admissionReviewVersions,omitempty"`
+	ClientConfig            *IoK8sApiAdmissionregistrationV1WebhookClientConfig  `json:"clientConfig,omitempty"`
+	FailurePolicy           *string                                              `json:"failurePolicy,omitempty"`
+	MatchConditions         *[]IoK8sApiAdmissionregistrationV1MatchCondition     `json:"matchConditions,omitempty"`
+	MatchPolicy             *string                                              `json:"matchPolicy,omitempty"`
+	Name                    *string                                              `json:"name,omitempty"`
+	NamespaceSelector       *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"namespaceSelector,omitempty"`
+	ObjectSelector          *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"objectSelector,omitempty"`
+	Rules                   *[]IoK8sApiAdmissionregistrationV1RuleWithOperations `json:"rules,omitempty"`
+	SideEffects             *string                                              `json:"sideEffects,omitempty"`
+	TimeoutSeconds          *int32                                               `json:"timeoutSeconds,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration defines model for io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration.
+type IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration struct {
+	ApiVersion *string                                             `json:"apiVersion,omitempty"`
+	Kind       *string                                             `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta           `json:"metadata,omitempty"`
+	Webhooks   *[]IoK8sApiAdmissionregistrationV1ValidatingWebhook `json:"webhooks,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList defines model for io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList.
+type IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList struct {
+	ApiVersion *string                                                         `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration `json:"items"`
+	Kind       *string                                                         `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta                         `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAdmissionregistrationV1WebhookClientConfig defines model for io.k8s.api.admissionregistration.v1.WebhookClientConfig.
+type IoK8sApiAdmissionregistrationV1WebhookClientConfig struct {
+	CaBundle *[]byte                                          `json:"caBundle,omitempty"`
+	Service  *IoK8sApiAdmissionregistrationV1ServiceReference `json:"service,omitempty"`
+	Url      *string                                          `json:"url,omitempty"`
+}
+
 // IoK8sApiApiextensionsV1CustomResourceDefinition defines model for io.k8s.api.apiextensions.v1.CustomResourceDefinition.
 type IoK8sApiApiextensionsV1CustomResourceDefinition struct {
 	ApiVersion *string                 `json:"apiVersion,omitempty"`
@@ -2288,6 +2381,46 @@ type ReplaceCoreV1NodeParams struct {
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
+// ListAdmissionregistrationV1MutatingWebhookConfigurationParams defines parameters for ListAdmissionregistrationV1MutatingWebhookConfiguration.
+type ListAdmissionregistrationV1MutatingWebhookConfigurationParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAdmissionregistrationV1MutatingWebhookConfigurationParams defines parameters for CreateAdmissionregistrationV1MutatingWebhookConfiguration.
+type CreateAdmissionregistrationV1MutatingWebhookConfigurationParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams defines parameters for ReplaceAdmissionregistrationV1MutatingWebhookConfiguration.
+type ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListAdmissionregistrationV1ValidatingWebhookConfigurationParams defines parameters for ListAdmissionregistrationV1ValidatingWebhookConfiguration.
+type ListAdmissionregistrationV1ValidatingWebhookConfigurationParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams defines parameters for CreateAdmissionregistrationV1ValidatingWebhookConfiguration.
+type CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams defines parameters for ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration.
+type ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
 // ListApiextensionsV1CustomResourceDefinitionParams defines parameters for ListApiextensionsV1CustomResourceDefinition.
 type ListApiextensionsV1CustomResourceDefinitionParams struct {
 	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
@@ -2421,6 +2554,18 @@ type CreateCoreV1NodeJSONRequestBody = IoK8sApiCoreV1Node
 
 // ReplaceCoreV1NodeJSONRequestBody defines body for ReplaceCoreV1Node for application/json ContentType.
 type ReplaceCoreV1NodeJSONRequestBody = IoK8sApiCoreV1Node
+
+// CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody defines body for CreateAdmissionregistrationV1MutatingWebhookConfiguration for application/json ContentType.
+type CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody = IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+
+// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody defines body for ReplaceAdmissionregistrationV1MutatingWebhookConfiguration for application/json ContentType.
+type ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody = IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+
+// CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody defines body for CreateAdmissionregistrationV1ValidatingWebhookConfiguration for application/json ContentType.
+type CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody = IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+
+// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody defines body for ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration for application/json ContentType.
+type ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody = IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
 
 // CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody defines body for CreateApiextensionsV1CustomResourceDefinition for application/json ContentType.
 type CreateApiextensionsV1CustomResourceDefinitionJSONRequestBody = IoK8sApiApiextensionsV1CustomResourceDefinition
@@ -2894,6 +3039,56 @@ type ClientInterface interface {
 	// ReplaceCoreV1Node performs a PUT /api/v1/nodes/{name} (the `ReplaceCoreV1Node` operationId) request.
 	// Takes a body of the `application/json` content type.
 	ReplaceCoreV1Node(ctx context.Context, name string, params *ReplaceCoreV1NodeParams, body ReplaceCoreV1NodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAdmissionregistrationV1MutatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `ListAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	ListAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, params *ListAdmissionregistrationV1MutatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBody performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBody(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAdmissionregistrationV1MutatingWebhookConfiguration performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, body CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAdmissionregistrationV1MutatingWebhookConfiguration performs a DELETE /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	DeleteAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAdmissionregistrationV1MutatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	ReadAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBody performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBody(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAdmissionregistrationV1MutatingWebhookConfiguration performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAdmissionregistrationV1ValidatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `ListAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	ListAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, params *ListAdmissionregistrationV1ValidatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBody performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBody(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAdmissionregistrationV1ValidatingWebhookConfiguration performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, body CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAdmissionregistrationV1ValidatingWebhookConfiguration performs a DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	DeleteAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAdmissionregistrationV1ValidatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	ReadAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBody performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBody(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiextensionsV1CustomResourceDefinition performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
 	ListApiextensionsV1CustomResourceDefinition(ctx context.Context, params *ListApiextensionsV1CustomResourceDefinitionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3841,6 +4036,196 @@ func (c *Client) ReplaceCoreV1NodeWithBody(ctx context.Context, name string, par
 // Takes a body of the `application/json` content type.
 func (c *Client) ReplaceCoreV1Node(ctx context.Context, name string, params *ReplaceCoreV1NodeParams, body ReplaceCoreV1NodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReplaceCoreV1NodeRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAdmissionregistrationV1MutatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `ListAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+func (c *Client) ListAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, params *ListAdmissionregistrationV1MutatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAdmissionregistrationV1MutatingWebhookConfigurationRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBody performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBody(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAdmissionregistrationV1MutatingWebhookConfiguration performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, body CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAdmissionregistrationV1MutatingWebhookConfiguration performs a DELETE /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+func (c *Client) DeleteAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAdmissionregistrationV1MutatingWebhookConfigurationRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAdmissionregistrationV1MutatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+func (c *Client) ReadAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAdmissionregistrationV1MutatingWebhookConfigurationRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBody performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBody(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAdmissionregistrationV1MutatingWebhookConfiguration performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAdmissionregistrationV1MutatingWebhookConfiguration(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAdmissionregistrationV1ValidatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `ListAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+func (c *Client) ListAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, params *ListAdmissionregistrationV1ValidatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAdmissionregistrationV1ValidatingWebhookConfigurationRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBody performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBody(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAdmissionregistrationV1ValidatingWebhookConfiguration performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, body CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAdmissionregistrationV1ValidatingWebhookConfiguration performs a DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+func (c *Client) DeleteAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAdmissionregistrationV1ValidatingWebhookConfigurationRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAdmissionregistrationV1ValidatingWebhookConfiguration performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+func (c *Client) ReadAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAdmissionregistrationV1ValidatingWebhookConfigurationRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBody performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBody(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequest(c.Server, name, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7383,6 +7768,652 @@ func NewReplaceCoreV1NodeRequestWithBody(server string, name string, params *Rep
 	return req, nil
 }
 
+// NewListAdmissionregistrationV1MutatingWebhookConfigurationRequest constructs an http.Request for the ListAdmissionregistrationV1MutatingWebhookConfiguration method
+func NewListAdmissionregistrationV1MutatingWebhookConfigurationRequest(server string, params *ListAdmissionregistrationV1MutatingWebhookConfigurationParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequest calls the generic CreateAdmissionregistrationV1MutatingWebhookConfiguration builder with application/json body
+func NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequest(server string, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, body CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody constructs an http.Request for the CreateAdmissionregistrationV1MutatingWebhookConfiguration method, with any body, and a specified content type
+func NewCreateAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody(server string, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAdmissionregistrationV1MutatingWebhookConfigurationRequest constructs an http.Request for the DeleteAdmissionregistrationV1MutatingWebhookConfiguration method
+func NewDeleteAdmissionregistrationV1MutatingWebhookConfigurationRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAdmissionregistrationV1MutatingWebhookConfigurationRequest constructs an http.Request for the ReadAdmissionregistrationV1MutatingWebhookConfiguration method
+func NewReadAdmissionregistrationV1MutatingWebhookConfigurationRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequest calls the generic ReplaceAdmissionregistrationV1MutatingWebhookConfiguration builder with application/json body
+func NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequest(server string, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody constructs an http.Request for the ReplaceAdmissionregistrationV1MutatingWebhookConfiguration method, with any body, and a specified content type
+func NewReplaceAdmissionregistrationV1MutatingWebhookConfigurationRequestWithBody(server string, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAdmissionregistrationV1ValidatingWebhookConfigurationRequest constructs an http.Request for the ListAdmissionregistrationV1ValidatingWebhookConfiguration method
+func NewListAdmissionregistrationV1ValidatingWebhookConfigurationRequest(server string, params *ListAdmissionregistrationV1ValidatingWebhookConfigurationParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequest calls the generic CreateAdmissionregistrationV1ValidatingWebhookConfiguration builder with application/json body
+func NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequest(server string, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, body CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody constructs an http.Request for the CreateAdmissionregistrationV1ValidatingWebhookConfiguration method, with any body, and a specified content type
+func NewCreateAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody(server string, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAdmissionregistrationV1ValidatingWebhookConfigurationRequest constructs an http.Request for the DeleteAdmissionregistrationV1ValidatingWebhookConfiguration method
+func NewDeleteAdmissionregistrationV1ValidatingWebhookConfigurationRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAdmissionregistrationV1ValidatingWebhookConfigurationRequest constructs an http.Request for the ReadAdmissionregistrationV1ValidatingWebhookConfiguration method
+func NewReadAdmissionregistrationV1ValidatingWebhookConfigurationRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequest calls the generic ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration builder with application/json body
+func NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequest(server string, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody constructs an http.Request for the ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration method, with any body, and a specified content type
+func NewReplaceAdmissionregistrationV1ValidatingWebhookConfigurationRequestWithBody(server string, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListApiextensionsV1CustomResourceDefinitionRequest constructs an http.Request for the ListApiextensionsV1CustomResourceDefinition method
 func NewListApiextensionsV1CustomResourceDefinitionRequest(server string, params *ListApiextensionsV1CustomResourceDefinitionParams) (*http.Request, error) {
 	var err error
@@ -9138,6 +10169,76 @@ type ClientWithResponsesInterface interface {
 	// ReplaceCoreV1NodeWithResponse performs a PUT /api/v1/nodes/{name} (the `ReplaceCoreV1Node` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	ReplaceCoreV1NodeWithResponse(ctx context.Context, name string, params *ReplaceCoreV1NodeParams, body ReplaceCoreV1NodeJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceCoreV1NodeResponse, error)
+
+	// ListAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `ListAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, params *ListAdmissionregistrationV1MutatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*ListAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// CreateAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, body CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// DeleteAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a DELETE /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// ReadAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse, error)
+
+	// ListAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `ListAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, params *ListAdmissionregistrationV1ValidatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
+
+	// CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
+
+	// CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, body CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
+
+	// DeleteAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
+
+	// ReadAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
+
+	// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
+
+	// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error)
 
 	// ListApiextensionsV1CustomResourceDefinitionWithResponse performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
 	//
@@ -11125,6 +12226,416 @@ func (r ReplaceCoreV1NodeResponse) ContentType() string {
 	return ""
 }
 
+type ListAdmissionregistrationV1MutatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAdmissionregistrationV1MutatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAdmissionregistrationV1MutatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAdmissionregistrationV1MutatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetJSON201() *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetJSON201() *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetJSON200() *IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListApiextensionsV1CustomResourceDefinitionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12638,6 +14149,160 @@ func (c *ClientWithResponses) ReplaceCoreV1NodeWithResponse(ctx context.Context,
 	return ParseReplaceCoreV1NodeResponse(rsp)
 }
 
+// ListAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `ListAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, params *ListAdmissionregistrationV1MutatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*ListAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ListAdmissionregistrationV1MutatingWebhookConfiguration(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.CreateAdmissionregistrationV1MutatingWebhookConfigurationWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// CreateAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations (the `CreateAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1MutatingWebhookConfigurationParams, body CreateAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.CreateAdmissionregistrationV1MutatingWebhookConfiguration(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// DeleteAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a DELETE /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.DeleteAdmissionregistrationV1MutatingWebhookConfiguration(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// ReadAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ReadAdmissionregistrationV1MutatingWebhookConfiguration(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1MutatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1MutatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1MutatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ReplaceAdmissionregistrationV1MutatingWebhookConfiguration(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp)
+}
+
+// ListAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `ListAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, params *ListAdmissionregistrationV1ValidatingWebhookConfigurationParams, reqEditors ...RequestEditorFn) (*ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ListAdmissionregistrationV1ValidatingWebhookConfiguration(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
+// CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
+// CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a POST /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations (the `CreateAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, params *CreateAdmissionregistrationV1ValidatingWebhookConfigurationParams, body CreateAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.CreateAdmissionregistrationV1ValidatingWebhookConfiguration(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
+// DeleteAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a DELETE /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `DeleteAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.DeleteAdmissionregistrationV1ValidatingWebhookConfiguration(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
+// ReadAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReadAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ReadAdmissionregistrationV1ValidatingWebhookConfiguration(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
+// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
+// ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse performs a PUT /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/{name} (the `ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse(ctx context.Context, name string, params *ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationParams, body ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	rsp, err := c.ReplaceAdmissionregistrationV1ValidatingWebhookConfiguration(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp)
+}
+
 // ListApiextensionsV1CustomResourceDefinitionWithResponse performs a GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions (the `ListApiextensionsV1CustomResourceDefinition` operationId) request.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -14106,6 +15771,266 @@ func ParseReplaceCoreV1NodeResponse(rsp *http.Response) (*ReplaceCoreV1NodeRespo
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest IoK8sApiCoreV1Node
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAdmissionregistrationV1MutatingWebhookConfigurationResponse parses an HTTP response from a ListAdmissionregistrationV1MutatingWebhookConfigurationWithResponse call
+func ParseListAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp *http.Response) (*ListAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAdmissionregistrationV1MutatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAdmissionregistrationV1MutatingWebhookConfigurationResponse parses an HTTP response from a CreateAdmissionregistrationV1MutatingWebhookConfigurationWithResponse call
+func ParseCreateAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp *http.Response) (*CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAdmissionregistrationV1MutatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse parses an HTTP response from a DeleteAdmissionregistrationV1MutatingWebhookConfigurationWithResponse call
+func ParseDeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp *http.Response) (*DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAdmissionregistrationV1MutatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAdmissionregistrationV1MutatingWebhookConfigurationResponse parses an HTTP response from a ReadAdmissionregistrationV1MutatingWebhookConfigurationWithResponse call
+func ParseReadAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp *http.Response) (*ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAdmissionregistrationV1MutatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse parses an HTTP response from a ReplaceAdmissionregistrationV1MutatingWebhookConfigurationWithResponse call
+func ParseReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse(rsp *http.Response) (*ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAdmissionregistrationV1MutatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAdmissionregistrationV1ValidatingWebhookConfigurationResponse parses an HTTP response from a ListAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse call
+func ParseListAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp *http.Response) (*ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAdmissionregistrationV1ValidatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse parses an HTTP response from a CreateAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse call
+func ParseCreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp *http.Response) (*CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAdmissionregistrationV1ValidatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse parses an HTTP response from a DeleteAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse call
+func ParseDeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp *http.Response) (*DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAdmissionregistrationV1ValidatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse parses an HTTP response from a ReadAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse call
+func ParseReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp *http.Response) (*ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAdmissionregistrationV1ValidatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse parses an HTTP response from a ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationWithResponse call
+func ParseReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse(rsp *http.Response) (*ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAdmissionregistrationV1ValidatingWebhookConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

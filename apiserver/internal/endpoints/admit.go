@@ -62,6 +62,10 @@ func (h *Handler) admit(ctx context.Context, req *request, op admission.Operatio
 		return apierrors.New(http.StatusBadRequest, apierrors.ReasonBadRequest, ae.Error(), details)
 	case admission.KindForbidden:
 		return apierrors.NewForbidden(ae.Error())
+	case admission.KindDenied:
+		return apierrors.New(ae.Code, ae.Reason, ae.Error(), nil)
+	case admission.KindInternal:
+		return apierrors.NewInternalError(ae)
 	}
 	return invalid(req, req.Name, ae.Errs)
 }

@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,8 @@ var kinds = map[string]any{
 	"apps.v1.Deployment":           appsv1.Deployment{},
 	"apps.v1.ReplicaSet":           appsv1.ReplicaSet{},
 	"coordination.k8s.io.v1.Lease": coordinationv1.Lease{},
+	"admissionregistration.k8s.io.v1.MutatingWebhookConfiguration":   admissionregistrationv1.MutatingWebhookConfiguration{},
+	"admissionregistration.k8s.io.v1.ValidatingWebhookConfiguration": admissionregistrationv1.ValidatingWebhookConfiguration{},
 }
 
 type schema = map[string]any
