@@ -127,3 +127,26 @@ func readFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// testKubectlServerSideApply applies twice with kubectl --server-side, then
+// as another manager: a conflict naming the field and manager, then forced.
+func testKubectlServerSideApply(t *testing.T, s *framework.Server, ns string) {
+	file := filepath.Join(t.TempDir(), "cm.yaml")
+	write := func(color string) {
+		os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa}\ndata: {color: "+color+", size: big}\n"), 0o644)
+	}
+	write("blue")
+	for i := 0; i < 2; i++ {
+		if out := kubectl(t, s, "apply", "--server-side", "-n", ns, "-f", file); strings.TrimSpace(out) != "configmap/ssa serverside-applied" {
+			t.Fatalf("apply %d: %q", i, out)
+		}
+	}
+	write("red")
+	if msg := kubectlFails(t, s, "apply", "--server-side", "--field-manager=other", "-n", ns, "-f", file); !strings.Contains(msg, `Apply failed with 1 conflict: conflict with "kubectl": .data.color`) {
+		t.Errorf("conflict: %s", msg)
+	}
+	kubectl(t, s, "apply", "--server-side", "--field-manager=other", "--force-conflicts", "-n", ns, "-f", file)
+	if out := kubectl(t, s, "get", "cm", "ssa", "-n", ns, "-o", "jsonpath={.data.color}"); out != "red" {
+		t.Errorf("color %q after forced apply", out)
+	}
+}

@@ -11,7 +11,10 @@ import (
 // with a JSON Schema (apiserver/api/schemas), its definitions converted to
 // OpenAPI 3.0, the kind's own carrying x-kubernetes-group-version-kind. A kind
 // without a schema gets an open object with its group-version-kind.
-func componentSchemas(rs []*api.Resource) map[string]any {
+func componentSchemas(rs []*api.Resource) map[string]any { return ComponentSchemas(rs) }
+
+// ComponentSchemas is componentSchemas, for the server-side apply field manager.
+func ComponentSchemas(rs []*api.Resource) map[string]any {
 	out := map[string]any{}
 	for _, r := range rs {
 		gvk := []any{map[string]any{"group": r.Group, "version": r.Version, "kind": r.Kind}}
