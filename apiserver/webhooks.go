@@ -84,7 +84,11 @@ func (s *webhookSource) reload(ctx context.Context, store storage.Interface, mut
 		if err != nil {
 			return 0, err
 		}
-		rev = res.Revision
+		if rev == 0 {
+			// The second list reads at the first one's revision; its own
+			// Revision is the store's current one, which may be newer.
+			rev = res.Revision
+		}
 		sort.Slice(res.Items, func(a, b int) bool { return res.Items[a].Key < res.Items[b].Key })
 		for _, kv := range res.Items {
 			var cfg webhookConfig

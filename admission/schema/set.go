@@ -35,17 +35,31 @@ type Set struct {
 	entries map[Kind]*entry
 }
 
-// NewBuiltin compiles the schema of every built-in kind in rs that has one.
+// builtinCache holds the compiled built-in schemas, Kind → *entry. They are
+// embedded and never change, so each is compiled once per process however
+// many servers (tests start many) build a Set; compiled schemas are immutable.
+var builtinCache sync.Map
+
+// NewBuiltin returns a Set with the schema of every built-in kind in rs that has one.
 func NewBuiltin(rs []*api.Resource) (*Set, error) {
 	s := &Set{entries: map[Kind]*entry{}}
 	for _, r := range rs {
+		k := Kind{r.Group, r.Version, r.Kind}
+		if e, ok := builtinCache.Load(k); ok {
+			s.entries[k] = e.(*entry)
+			continue
+		}
 		b, ok := api.BuiltinSchema(r.Group, r.Version, r.Kind)
 		if !ok {
 			continue
 		}
-		if err := s.Add(Kind{r.Group, r.Version, r.Kind}, b, true); err != nil {
+		d, compiled, err := compile(k, b)
+		if err != nil {
 			return nil, err
 		}
+		e := &entry{doc: d, compiled: compiled, builtin: true}
+		builtinCache.Store(k, e)
+		s.entries[k] = e
 	}
 	return s, nil
 }

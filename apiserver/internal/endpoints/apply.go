@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,14 +24,20 @@ import (
 // applyPatchType is server-side apply's media type.
 const applyPatchType = "application/apply-patch+yaml"
 
-// fieldManagers caches one managedfields.FieldManager per served resource
-// (a CRD's new version is a new *api.Resource, so it gets a new manager).
-var fieldManagers sync.Map // *api.Resource → *managedfields.FieldManager
+// fieldManagers caches one managedfields.FieldManager per kind and schema
+// (a CRD whose schema changes gets a new one; old ones stay, being small).
+var fieldManagers sync.Map // fieldManagerKey → *managedfields.FieldManager
+
+type fieldManagerKey struct {
+	group, version, kind string
+	schema               [sha256.Size]byte
+}
 
 // fieldManager returns the field manager of r, typed by r's schema so lists
 // merge by their keys (x-kubernetes-patch-merge-key).
 func fieldManager(r *api.Resource) (*managedfields.FieldManager, error) {
-	if fm, ok := fieldManagers.Load(r); ok {
+	key := fieldManagerKey{r.Group, r.Version, r.Kind, sha256.Sum256(r.Schema)}
+	if fm, ok := fieldManagers.Load(key); ok {
 		return fm.(*managedfields.FieldManager), nil
 	}
 	defs := map[string]*spec.Schema{}
@@ -60,7 +67,7 @@ func fieldManager(r *api.Resource) (*managedfields.FieldManager, error) {
 	if err != nil {
 		return nil, err
 	}
-	fieldManagers.Store(r, fm)
+	fieldManagers.Store(key, fm)
 	return fm, nil
 }
 
