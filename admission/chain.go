@@ -47,6 +47,9 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
 	}
 	var invalid field.ErrorList
 	for _, v := range c.validators {
+		if rv, ok := v.(RequiresValid); ok && rv.RequiresValidObject() && len(invalid) > 0 {
+			continue // as in Kubernetes, validating webhooks see only valid objects
+		}
 		err := v.Validate(ctx, a)
 		if err == nil {
 			continue

@@ -72,6 +72,12 @@ type Validator interface {
 	Validate(ctx context.Context, a *Attributes) error
 }
 
+// RequiresValid is implemented by validators that must only see objects the
+// validators before them accepted (webhooks); the chain skips them otherwise.
+type RequiresValid interface {
+	RequiresValidObject() bool
+}
+
 // MutatorFunc adapts a function to Mutator.
 type MutatorFunc struct {
 	PluginName string

@@ -53,12 +53,17 @@ type Plugin struct {
 func New(src Source) *Plugin { return &Plugin{src: src} }
 
 var (
-	_ admission.Mutator   = (*Plugin)(nil)
-	_ admission.Validator = (*Plugin)(nil)
+	_ admission.Mutator       = (*Plugin)(nil)
+	_ admission.Validator     = (*Plugin)(nil)
+	_ admission.RequiresValid = (*Plugin)(nil)
 )
 
 // Name returns the plugin's name.
 func (p *Plugin) Name() string { return "Webhooks" }
+
+// RequiresValidObject: validating webhooks are not called for an object the
+// schema or kind rules already refused.
+func (p *Plugin) RequiresValidObject() bool { return true }
 
 // Admit calls the mutating webhooks and applies their patches.
 func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) error {
