@@ -30,6 +30,8 @@ type Config struct {
 	BookmarkInterval time.Duration
 	// ShutdownTimeout bounds the graceful shutdown of HTTP connections.
 	ShutdownTimeout time.Duration
+	// DisableAdmissionPlugins names optional admission plugins to turn off (see admission/plugins).
+	DisableAdmissionPlugins []string
 	// UnsafeNoFsync runs the embedded etcd without fsync: for tests only.
 	UnsafeNoFsync bool
 

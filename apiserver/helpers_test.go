@@ -1,11 +1,11 @@
 package apiserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/capstan-io/capstan/apiserver/api"
@@ -16,7 +16,14 @@ import (
 // raw sends one request with the admin token and returns the code and body.
 func raw(t *testing.T, s *apiservertest.Server, method, path, contentType string, body []byte) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.URL()+path, bytes.NewReader(body))
+	code, b, _ := rawH(t, s, method, path, contentType, string(body))
+	return code, b
+}
+
+// rawH sends one request with the admin token and returns the code, body and headers.
+func rawH(t *testing.T, s *apiservertest.Server, method, path, contentType, body string) (int, []byte, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL()+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +37,7 @@ func raw(t *testing.T, s *apiservertest.Server, method, path, contentType string
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return resp.StatusCode, b, resp.Header
 }
 
 // status decodes a Status body.

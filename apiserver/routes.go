@@ -27,6 +27,7 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 		WatchOpened:   func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Inc() },
 		WatchClosed:   func(r *api.Resource) { m.Watches.WithLabelValues(r.GroupResource()).Dec() },
 		CheckWrite:    sec.checkWrite,
+		Admission:     s.admission,
 	})
 	authAPI := sec.api(store)
 	wrap := func(f endpoints.HandlerFunc) http.Handler { return endpoints.Wrap(s.log, f) }
@@ -57,6 +58,7 @@ func (s *Server) routes(store storage.Interface, hubs *hubSet, ns *endpoints.Nam
 	oapi := openapi.NewHandler(s.reg)
 	r.Method(http.MethodGet, "/openapi/v3", oapi)
 	r.Method(http.MethodGet, "/openapi/v3/*", oapi)
+	r.Get("/openapi/v2", oapi.ServeV2)
 	r.Method(http.MethodGet, "/api", wrap(h.APIVersions))
 	r.Method(http.MethodGet, "/api/v1", wrap(h.CoreResources))
 	r.Method(http.MethodGet, "/apis", wrap(h.APIGroupList))

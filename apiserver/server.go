@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/capstan-io/capstan/admission"
+	"github.com/capstan-io/capstan/admission/schema"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
 	"github.com/capstan-io/capstan/apiserver/internal/metrics"
@@ -25,6 +27,11 @@ type Server struct {
 	cfg Config
 	log *slog.Logger
 	reg *api.Registry
+	// admission is the chain every write passes, and schemas the compiled
+	// schemas it validates with, to which CRDs add theirs (admission.go).
+	admission *admission.Chain
+	schemas   *schema.Set
+	webhooks  *webhookSource // fed by a watch in Run (webhooks.go)
 
 	mu       sync.Mutex
 	addr     string        // where HTTPS listens, once ready
@@ -42,7 +49,12 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), readyc: make(chan struct{})}, nil
+	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), webhooks: &webhookSource{}, readyc: make(chan struct{})}
+	var err error
+	if s.admission, s.schemas, err = newAdmission(s.reg, s.webhooks, cfg.DisableAdmissionPlugins); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Ready is closed once the server serves requests.
@@ -147,6 +159,16 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		nsCache.Run(runCtx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		newCRDController(store, s.reg, s.schemas, s.log).Run(runCtx) // crds.go
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.webhooks.Run(runCtx, store, s.log)
 	}()
 	if s.cfg.CompactionInterval > 0 {
 		wg.Add(1)

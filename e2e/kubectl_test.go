@@ -33,6 +33,11 @@ func TestKubectl(t *testing.T) {
 		{"discovery", testKubectlDiscovery},
 		{"watch", testKubectlWatch},
 		{"errors", testKubectlErrors},
+		{"explain", testKubectlExplain},
+		{"field-validation", testKubectlFieldValidation},
+		{"apply-twice", testKubectlApplyTwice},
+		{"crd", testKubectlCRD},
+		{"server-side-apply", testKubectlServerSideApply},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

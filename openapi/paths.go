@@ -9,17 +9,10 @@ import (
 // Document is the OpenAPI v3 document of some resources of one group version.
 func Document(rs []*api.Resource) map[string]any {
 	paths := map[string]any{}
-	schemas := map[string]any{}
+	schemas := componentSchemas(rs)
 	for _, r := range rs {
 		gvk := map[string]string{"group": r.Group, "version": r.Version, "kind": r.Kind}
-		ref := map[string]any{"$ref": "#/components/schemas/" + SchemaName(r)}
-		schemas[SchemaName(r)] = map[string]any{
-			"type": "object", "x-kubernetes-group-version-kind": []any{gvk},
-			"properties": map[string]any{
-				"apiVersion": map[string]any{"type": "string"}, "kind": map[string]any{"type": "string"},
-				"metadata": map[string]any{"type": "object"},
-			},
-		}
+		ref := map[string]any{"$ref": "#/components/schemas/" + kindSchemaName(r)}
 		coll, item := collectionPath(r), collectionPath(r)+"/{name}"
 		paths[coll] = map[string]any{
 			"get":    op("list", r, gvk, ref, listParams),

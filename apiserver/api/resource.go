@@ -21,6 +21,11 @@ type Resource struct {
 	// Virtual kinds are not stored: their own handler serves their verbs (the
 	// auth reviews), so they have no storage, watch or generic endpoints.
 	Virtual bool
+	// Schema is the JSON Schema document of a custom resource (built from its
+	// CRD); built-in kinds leave it empty and use BuiltinSchema.
+	Schema []byte
+	// PrinterColumns are a custom resource's additionalPrinterColumns.
+	PrinterColumns []PrinterColumn
 }
 
 // ServedVerbs are the verbs discovery lists for r.
@@ -29,6 +34,14 @@ func (r *Resource) ServedVerbs() []string {
 		return r.Verbs
 	}
 	return StandardVerbs
+}
+
+// PrinterColumn is one extra table column of a custom resource.
+type PrinterColumn struct {
+	Name, Type, Format, Description string
+	// JSONPath selects the value, such as .spec.replicas.
+	JSONPath string
+	Priority int32
 }
 
 // StandardVerbs are the verbs every resource supports.
@@ -105,6 +118,13 @@ func (reg *Registry) Add(r Resource) {
 	reg.resources[regKey(r.Group, r.Version, r.Name)] = &r
 }
 
+// Remove unregisters the resource of a group, version and plural name.
+func (reg *Registry) Remove(group, version, name string) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	delete(reg.resources, regKey(group, version, name))
+}
+
 // Lookup finds a resource by group, version and plural name.
 func (reg *Registry) Lookup(group, version, name string) (*Resource, bool) {
 	reg.mu.RLock()
@@ -161,5 +181,8 @@ func Builtin() []Resource {
 		review("authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectaccessreview", "SelfSubjectAccessReview", false),
 		review("authorization.k8s.io", "localsubjectaccessreviews", "localsubjectaccessreview", "LocalSubjectAccessReview", true),
 		review("authorization.k8s.io", "selfsubjectrulesreviews", "selfsubjectrulesreview", "SelfSubjectRulesReview", false),
+		{Group: "admissionregistration.k8s.io", Version: "v1", Name: "mutatingwebhookconfigurations", Singular: "mutatingwebhookconfiguration", Kind: "MutatingWebhookConfiguration", Categories: []string{"api-extensions"}},
+		{Group: "admissionregistration.k8s.io", Version: "v1", Name: "validatingwebhookconfigurations", Singular: "validatingwebhookconfiguration", Kind: "ValidatingWebhookConfiguration", Categories: []string{"api-extensions"}},
+		{Group: "apiextensions.k8s.io", Version: "v1", Name: "customresourcedefinitions", Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Subresources: []string{"status"}},
 	}
 }

@@ -77,7 +77,9 @@ func NewConflict(r Resource, name string, err error) *StatusError {
 		&api.StatusDetails{Name: name, Group: r.Group, Kind: r.Resource})
 }
 
-// FieldError is one problem with one field.
+// FieldError is one problem with one field. Message is the problem without
+// the field ("Required value"), as a Status cause carries it; the Status
+// message joins "field: message" for every error, as Kubernetes does.
 type FieldError struct {
 	Field, Reason, Message string
 }
@@ -89,6 +91,9 @@ func NewInvalid(kind, group, name string, errs []FieldError) *StatusError {
 	for i, e := range errs {
 		causes[i] = api.StatusCause{Type: e.Reason, Message: e.Message, Field: e.Field}
 		msgs[i] = e.Message
+		if e.Field != "" {
+			msgs[i] = e.Field + ": " + e.Message
+		}
 	}
 	msg := fmt.Sprintf("%s %q is invalid: %s", kind, name, strings.Join(msgs, ", "))
 	if len(msgs) > 1 {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"strings"
 
+	"github.com/capstan-io/capstan/admission/plugins"
 	"github.com/capstan-io/capstan/apiserver"
 )
 
@@ -24,10 +25,14 @@ func runServer(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", 200, "concurrent mutating requests before 429")
 	fs.DurationVar(&cfg.BookmarkInterval, "watch-bookmark-interval", 60e9, "how often watches that allow bookmarks get one")
 	addAuthFlags(fs, &cfg.Auth)
+	disable := fs.String("disable-admission-plugins", "", "comma-separated optional admission plugins to turn off (optional: "+strings.Join(plugins.Optional(), ", ")+")")
 	logf := addLogFlags(fs)
 	fs.Parse(args)
 	if *etcd != "" {
 		cfg.EtcdServers = strings.Split(*etcd, ",")
+	}
+	if *disable != "" {
+		cfg.DisableAdmissionPlugins = strings.Split(*disable, ",")
 	}
 	log, err := logf.logger()
 	if err != nil {

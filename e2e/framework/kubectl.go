@@ -61,3 +61,13 @@ func RestConfig(t testing.TB, s *Server) *rest.Config {
 	cfg.QPS, cfg.Burst = 100, 200 // tests are bursty; the default 5 QPS only slows them down
 	return cfg
 }
+
+// KubectlCombined runs kubectl like Kubectl but returns stdout and stderr
+// together, for checking the warnings kubectl prints.
+func KubectlCombined(t testing.TB, s *Server, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	defer cancel()
+	out, err := KubectlCommand(ctx, s, args...).CombinedOutput()
+	return string(out), err
+}

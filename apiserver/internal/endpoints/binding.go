@@ -25,7 +25,7 @@ func (h *Handler) bind(r *http.Request, req *request) (any, error) {
 	}
 	node := api.NestedString(body, "target", "name")
 	if node == "" {
-		return nil, apierrors.NewInvalid("Binding", "", req.Name, []apierrors.FieldError{{Field: "target.name", Reason: "FieldValueRequired", Message: "target.name: Required value"}})
+		return nil, apierrors.NewInvalid("Binding", "", req.Name, []apierrors.FieldError{{Field: "target.name", Reason: "FieldValueRequired", Message: "Required value"}})
 	}
 	uid := api.NestedString(body, "metadata", "uid")
 	_, err = h.guaranteedUpdate(r.Context(), req, dry, func(cur api.Object) (api.Object, error) {

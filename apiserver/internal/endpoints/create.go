@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/storage"
@@ -26,16 +27,25 @@ func (h *Handler) create(r *http.Request, req *request) (any, error) {
 	if o.ResourceVersion() != "" {
 		return nil, apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
+	return h.createObject(r.Context(), req, o, dry)
+}
+
+// createObject admits and stores a new object (a POST, or an apply of an
+// object that does not exist yet).
+func (h *Handler) createObject(ctx context.Context, req *request, o api.Object, dry bool) (any, error) {
 	generated := o.Name() == ""
 	stampCreate(req, o, h.cfg.Now())
 	req.Name = o.Name()
 	if err := validateMeta(req, o); err != nil {
 		return nil, err
 	}
-	if err := h.checkWrite(r.Context(), req, o); err != nil {
+	if err := h.admitNamespace(ctx, req); err != nil {
 		return nil, err
 	}
-	if err := h.admitNamespace(r.Context(), req); err != nil {
+	if err := h.admit(ctx, req, admission.Create, o, nil, dry); err != nil {
+		return nil, err
+	}
+	if err := h.checkWrite(ctx, req, o); err != nil {
 		return nil, err
 	}
 	if dry {
@@ -46,7 +56,7 @@ func (h *Handler) create(r *http.Request, req *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		rev, err := h.cfg.Store.Create(r.Context(), req.key(), body)
+		rev, err := h.cfg.Store.Create(ctx, req.key(), body)
 		if errors.Is(err, storage.ErrExists) && generated && attempt < 3 {
 			stampCreate(req, o, h.cfg.Now()) // another generated name
 			req.Name = o.Name()

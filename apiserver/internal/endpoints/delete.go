@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/storage"
@@ -95,6 +96,9 @@ func (h *Handler) deleteOne(ctx context.Context, req *request, opts *deleteOptio
 			if err := checkPreconditions(req, cur, uid, rv); err != nil {
 				return nil, err
 			}
+		}
+		if err := h.admit(ctx, req, admission.Delete, nil, cur, dry); err != nil {
+			return nil, err
 		}
 		next, graceful := h.markForDeletion(req, cur, opts)
 		if dry {

@@ -53,10 +53,10 @@ func (f *frameWriter) tableRow(obj []byte) []byte {
 	t := api.Table{
 		TypeMeta: api.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "Table"},
 		Metadata: api.ListMeta{ResourceVersion: o.ResourceVersion()},
-		Rows:     []api.TableRow{{Cells: printers.Row(f.req.res.Kind, o, f.now()), Object: rowObject(o, f.out.includeObject)}},
+		Rows:     []api.TableRow{{Cells: printers.ResourceRow(f.req.res, o, f.now()), Object: rowObject(o, f.out.includeObject)}},
 	}
 	if !f.columns {
-		t.ColumnDefinitions, f.columns = printers.Columns(f.req.res.Kind), true
+		t.ColumnDefinitions, f.columns = printers.ResourceColumns(f.req.res), true
 	}
 	b, _ := json.Marshal(t)
 	return b

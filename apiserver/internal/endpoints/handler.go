@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/apiserver/internal/broadcast"
@@ -37,6 +38,8 @@ type Config struct {
 	CheckWrite func(ctx context.Context, r *api.Resource, o api.Object) error
 	// NodeTransport reaches node agents for pods/log; nil means logs are unavailable.
 	NodeTransport http.RoundTripper
+	// Admission, if set, runs on every create, update, patch and delete.
+	Admission *admission.Chain
 }
 
 // Handler serves every resource path.
@@ -64,6 +67,10 @@ type request struct {
 	res   *api.Resource
 	strat *registry.Strategy
 	gr    apierrors.Resource
+	// fieldValidation is how admission treats unknown fields in the body.
+	fieldValidation admission.FieldValidation
+	// warnings are admission's warnings, sent as Warning headers.
+	warnings []string
 }
 
 type infoKey struct{}
@@ -113,6 +120,10 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 	if req.res.Virtual {
 		return nil, apierrors.NewMethodNotSupported(req.gr, r.Method) // its POST has a route of its own
 	}
+	if req.fieldValidation, err = parseFieldValidation(r); err != nil {
+		return nil, err
+	}
+	defer func() { writeWarnings(w, req.warnings) }()
 	switch req.Subresource {
 	case "":
 	case "status", "finalize":

@@ -104,7 +104,7 @@ func invalid(req *request, name string, errs field.ErrorList) error {
 	}
 	fes := make([]apierrors.FieldError, len(errs))
 	for i, e := range errs {
-		fes[i] = apierrors.FieldError{Field: e.Field, Reason: string(e.Type), Message: e.Error()}
+		fes[i] = apierrors.FieldError{Field: e.Field, Reason: string(e.Type), Message: e.ErrorBody()}
 	}
 	return apierrors.NewInvalid(req.res.Kind, req.res.Group, name, fes)
 }

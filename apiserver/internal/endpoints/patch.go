@@ -83,6 +83,9 @@ func (h *Handler) patch(r *http.Request, req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mediaType(r) == applyPatchType {
+		return h.apply(r, req, body, dry)
+	}
 	p, err := newPatcher(r, req, body)
 	if err != nil {
 		return nil, err

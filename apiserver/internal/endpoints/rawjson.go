@@ -64,3 +64,7 @@ func WithResourceVersion(stored []byte, rev int64) ([]byte, error) {
 	}
 	return json.Marshal(o)
 }
+
+// EncodeForStorage encodes o in the stored layout, for writers outside the
+// request path (the CRD controller's status updates).
+func EncodeForStorage(o api.Object) ([]byte, error) { return encodeForStorage(o) }

@@ -70,7 +70,7 @@ func (h *Handler) scale(w http.ResponseWriter, r *http.Request, req *request) (a
 		if want.Spec.Replicas < 0 {
 			return nil, apierrors.NewInvalid("Scale", "autoscaling", req.Name, []apierrors.FieldError{{
 				Field: "spec.replicas", Reason: "FieldValueInvalid",
-				Message: fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", want.Spec.Replicas),
+				Message: fmt.Sprintf("Invalid value: %d: must be greater than or equal to 0", want.Spec.Replicas),
 			}})
 		}
 		rv, _ := want.Metadata["resourceVersion"].(string)

@@ -13,11 +13,11 @@ func (h *Handler) table(res *api.Resource, objs []api.Object, rv string, out out
 	t := &api.Table{
 		TypeMeta:          api.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "Table"},
 		Metadata:          api.ListMeta{ResourceVersion: rv},
-		ColumnDefinitions: printers.Columns(res.Kind),
+		ColumnDefinitions: printers.ResourceColumns(res),
 		Rows:              make([]api.TableRow, 0, len(objs)),
 	}
 	for _, o := range objs {
-		t.Rows = append(t.Rows, api.TableRow{Cells: printers.Row(res.Kind, o, now), Object: rowObject(o, out.includeObject)})
+		t.Rows = append(t.Rows, api.TableRow{Cells: printers.ResourceRow(res, o, now), Object: rowObject(o, out.includeObject)})
 	}
 	return t
 }

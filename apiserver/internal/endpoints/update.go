@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 
+	"github.com/capstan-io/capstan/admission"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/storage"
@@ -73,12 +74,17 @@ func (h *Handler) guaranteedUpdate(ctx context.Context, req *request, dry bool, 
 		if err := validateMeta(req, next); err != nil {
 			return nil, err
 		}
+		if err := h.admit(ctx, req, admission.Update, next, cur, dry); err != nil {
+			return nil, err
+		}
+		bumpGeneration(req, cur, next) // after defaulting, so defaults are no spec change
 		if err := h.checkWrite(ctx, req, next); err != nil {
 			return nil, err
 		}
 		if reflect.DeepEqual(cur, next) {
 			return cur, nil
 		}
+
 		if dry {
 			return next, nil
 		}
@@ -161,8 +167,12 @@ func (h *Handler) finishUpdate(req *request, cur, next api.Object) {
 		}
 	}
 	next["apiVersion"], next["kind"] = cur["apiVersion"], cur["kind"]
+}
+
+// bumpGeneration counts a change of spec in metadata.generation, for kinds that track it.
+func bumpGeneration(req *request, cur, next api.Object) {
 	if req.strat.TracksGeneration && !reflect.DeepEqual(cur["spec"], next["spec"]) {
-		nm["generation"] = cur.Generation() + 1
+		next.Meta()["generation"] = cur.Generation() + 1
 	}
 }
 

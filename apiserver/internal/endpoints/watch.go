@@ -47,7 +47,7 @@ func parseWatchParams(r *http.Request, req *request) (*watchParams, error) {
 	case "true":
 		if rvm != "NotOlderThan" {
 			return nil, apierrors.NewInvalid("ListOptions", "meta.k8s.io", "", []apierrors.FieldError{{Field: "resourceVersionMatch", Reason: "FieldValueForbidden",
-				Message: "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"}})
+				Message: "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"}})
 		}
 		p.initial, p.initialEnd = true, p.bookmarks
 	case "false":

@@ -27,6 +27,12 @@ var printers = map[string]printer{
 	"Service":        {serviceColumns, serviceRow},
 	"Endpoints":      {endpointsColumns, endpointsRow},
 	"Event":          {eventColumns, eventRow},
+	"CustomResourceDefinition": {
+		[]api.TableColumnDefinition{nameColumn, {Name: "Created At", Type: "date", Description: descCreationTimestamp}},
+		func(o api.Object, _ time.Time) []any {
+			return []any{o.Name(), api.NestedString(o, "metadata", "creationTimestamp")}
+		},
+	},
 }
 
 // defaultPrinter is what kube-apiserver shows for a custom resource without

@@ -90,6 +90,13 @@ func newStrategy(r *api.Resource) *Strategy {
 		s.ScaleSelector = matchLabelsSelector
 	case "coordination.k8s.io/v1/Lease":
 		s.PatchType = func() any { return &coordinationv1.Lease{} }
+	default:
+		if len(r.Schema) > 0 { // a custom resource
+			s.TracksGeneration = true
+			if s.HasStatus {
+				s.PrepareForCreate = clearStatus
+			}
+		}
 	}
 	return s
 }
