@@ -1,5 +1,6 @@
-// Package controllertest starts a hub and shared informers for controller
-// integration tests.
+// Package controllertest holds shared informers, an event recorder and
+// helpers for controller integration tests against a hub the test starts
+// (with apiserver/apiservertest, which agents/** may import from tests only).
 package controllertest
 
 import (
@@ -13,25 +14,21 @@ import (
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
-	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"
 )
 
-// Env is a hub with a client, shared informers and an event recorder.
+// Env is a client of a hub, shared informers and an event recorder.
 type Env struct {
-	Hub       *apiservertest.Server
 	Client    *client.Client
 	Informers *informers.Factory
 	Recorder  *events.Recorder
 	Ctx       context.Context
 }
 
-// Start starts a hub; call Run once controllers are registered.
-func Start(t *testing.T) *Env {
-	t.Helper()
-	hub := apiservertest.Start(t)
-	return &Env{Hub: hub, Client: hub.Client, Informers: informers.New(hub.Client, nil),
-		Recorder: events.New(events.Config{Client: hub.Client, Component: "test-controller"}), Ctx: context.Background()}
+// New returns an Env on cli; call Run once controllers are registered.
+func New(cli *client.Client) *Env {
+	return &Env{Client: cli, Informers: informers.New(cli, nil),
+		Recorder: events.New(events.Config{Client: cli, Component: "test-controller"}), Ctx: context.Background()}
 }
 
 // Run starts the informers, the recorder and each run function, and stops
