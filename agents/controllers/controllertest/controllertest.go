@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/agents/agenttest"
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/events"
+	"github.com/capstan-io/capstan/agents/informer"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -20,14 +20,14 @@ import (
 // Env is a client of a hub, shared informers and an event recorder.
 type Env struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Ctx       context.Context
 }
 
 // New returns an Env on cli; call Run once controllers are registered.
 func New(cli *client.Client) *Env {
-	return &Env{Client: cli, Informers: informers.New(cli, nil),
+	return &Env{Client: cli, Informers: informer.NewFactory(cli, 0, nil),
 		Recorder: events.New(events.Config{Client: cli, Component: "test-controller"}), Ctx: context.Background()}
 }
 
@@ -37,8 +37,7 @@ func (e *Env) Run(t *testing.T, runs ...func(context.Context) error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	e.Informers.Start(ctx)
-	for _, r := range append(runs, e.Recorder.Run) {
+	for _, r := range append(runs, e.Recorder.Run, e.Informers.Run) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -48,7 +47,7 @@ func (e *Env) Run(t *testing.T, runs ...func(context.Context) error) {
 	t.Cleanup(func() {
 		cancel()
 		done := make(chan struct{})
-		go func() { wg.Wait(); e.Informers.Wait(); close(done) }()
+		go func() { wg.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
