@@ -11,10 +11,9 @@ import (
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { agenttest.Main(m) }
 
 // TestManager runs the manager under leader election and checks that it
 // holds the Lease, runs the enabled controllers and not the disabled ones,

@@ -3,11 +3,7 @@ package namespace_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/capstan-io/capstan/agents/agenttest"
 )
 
-// TestMain fails the package if a test leaves a goroutine running: every
-// controller, informer and hub a test starts must be stopped by it.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { agenttest.Main(m) }
