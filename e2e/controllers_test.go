@@ -77,7 +77,9 @@ func (c *cluster) process(name string, args ...string) *exec.Cmd {
 
 // controllerManager starts a controller-manager replica with short leases.
 func (c *cluster) controllerManager(id, kubeconfig string) *exec.Cmd {
-	return c.process("controller-manager-"+id, "controller-manager", "--kubeconfig", kubeconfig, "--leader-elect-identity", id,
+	// The nodes are simulated and renew no Lease: a long grace period keeps
+	// nodelifecycle from marking them unreachable however long the test takes.
+	return c.process("controller-manager-"+id, "controller-manager", "--kubeconfig", kubeconfig, "--leader-elect-identity", id, "--node-monitor-grace-period=1h",
 		"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "200ms")
 }
 
