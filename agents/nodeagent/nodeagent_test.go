@@ -236,7 +236,7 @@ func TestPodRunKillRestartDelete(t *testing.T) {
 
 func TestCrashLoopBackOff(t *testing.T) {
 	e := start(t)
-	name := e.createPod(`{"containers":[{"name":"c","command":["sh","-c","echo boom; exit 1"]}]}`)
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sh","-c","echo boom; exit 1"]}]}`)
 	e.waitPod(name, "CrashLoopBackOff after restarts", func(p *corev1.Pod) bool {
 		cs := p.Status.ContainerStatuses
 		return len(cs) == 1 && cs[0].RestartCount >= 2 && cs[0].State.Waiting != nil && cs[0].State.Waiting.Reason == "CrashLoopBackOff" &&
@@ -257,9 +257,9 @@ func TestInitEnvVolumesSucceeded(t *testing.T) {
 	name := e.createPod(`{"restartPolicy":"Never",
 		"volumes":[{"name":"work","emptyDir":{}},{"name":"conf","configMap":{"name":"cfg"}}],
 		"initContainers":[
-			{"name":"i1","command":["sh","-c","echo one > $CAPSTAN_VOLUME_WORK/order"],"volumeMounts":[{"name":"work","mountPath":"/work"}]},
-			{"name":"i2","command":["sh","-c","echo two >> $CAPSTAN_VOLUME_WORK/order"],"volumeMounts":[{"name":"work","mountPath":"/work"}]}],
-		"containers":[{"name":"main","command":["sh","-c","echo $(GREETING) $POD $G2 $X_greeting $(cat $CAPSTAN_VOLUME_CONF/file.txt) >> $CAPSTAN_VOLUME_WORK/order"],
+			{"name":"i1","image":"busybox","command":["sh","-c","echo one > $CAPSTAN_VOLUME_WORK/order"],"volumeMounts":[{"name":"work","mountPath":"/work"}]},
+			{"name":"i2","image":"busybox","command":["sh","-c","echo two >> $CAPSTAN_VOLUME_WORK/order"],"volumeMounts":[{"name":"work","mountPath":"/work"}]}],
+		"containers":[{"name":"main","image":"busybox","command":["sh","-c","echo $(GREETING) $POD $G2 $X_greeting $(cat $CAPSTAN_VOLUME_CONF/file.txt) >> $CAPSTAN_VOLUME_WORK/order"],
 			"env":[{"name":"GREETING","value":"hi"},{"name":"POD","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},
 				{"name":"G2","valueFrom":{"configMapKeyRef":{"name":"cfg","key":"greeting"}}}],
 			"envFrom":[{"prefix":"X_","configMapRef":{"name":"cfg"}}],
@@ -292,7 +292,7 @@ func TestNoCommandWaits(t *testing.T) {
 func TestReadinessProbeGatesReady(t *testing.T) {
 	e := start(t)
 	flag := filepath.Join(t.TempDir(), "ready")
-	name := e.createPod(`{"containers":[{"name":"c","command":["sleep","300"],
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sleep","300"],
 		"readinessProbe":{"exec":{"command":["test","-f","` + flag + `"]},"periodSeconds":1,"failureThreshold":1}}]}`)
 	e.waitPod(name, "Running, not Ready", func(p *corev1.Pod) bool {
 		return p.Status.Phase == corev1.PodRunning && len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].State.Running != nil
@@ -307,7 +307,7 @@ func TestReadinessProbeGatesReady(t *testing.T) {
 
 func TestLivenessProbeRestarts(t *testing.T) {
 	e := start(t)
-	name := e.createPod(`{"terminationGracePeriodSeconds":1,"containers":[{"name":"c","command":["sleep","300"],
+	name := e.createPod(`{"terminationGracePeriodSeconds":1,"containers":[{"name":"c","image":"busybox","command":["sleep","300"],
 		"livenessProbe":{"tcpSocket":{"port":1},"periodSeconds":1,"failureThreshold":1}}]}`)
 	e.waitPod(name, "restarted by liveness", func(p *corev1.Pod) bool {
 		cs := p.Status.ContainerStatuses
@@ -318,7 +318,7 @@ func TestLivenessProbeRestarts(t *testing.T) {
 // A restarted agent adopts the running process rather than starting another.
 func TestRestartAdoptsContainers(t *testing.T) {
 	e := start(t)
-	name := e.createPod(`{"containers":[{"name":"c","command":["sleep","300"]}]}`)
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sleep","300"]}]}`)
 	e.waitPod(name, "Ready", ready)
 	before := e.running(name)
 	e.stop()
@@ -348,11 +348,12 @@ func (e *env) logs(name, query string) string {
 // previous, and follow.
 func TestLogs(t *testing.T) {
 	e := start(t)
-	name := e.createPod(`{"containers":[{"name":"c","command":["sh","-c","echo one; echo two >&2; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sh","-c","echo one; sleep 0.2; echo two >&2; sleep 0.2; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
 	e.waitPod(name, "restarted once", func(p *corev1.Pod) bool {
 		cs := p.Status.ContainerStatuses
 		return len(cs) == 1 && cs[0].RestartCount >= 1
 	})
+	// stdout and stderr are separate pipes, so the pauses keep their lines in order.
 	if got, want := e.logs(name, "previous=true"), "one\ntwo\nthree\nfour\n"; got != want {
 		t.Errorf("previous log = %q, want %q", got, want)
 	}
@@ -366,7 +367,7 @@ func TestLogs(t *testing.T) {
 	name2 := "follow"
 	e.cli.Resource("", "v1", "pods").Namespace("default").Create(context.Background(), api.Object{"apiVersion": "v1", "kind": "Pod",
 		"metadata": map[string]any{"name": name2, "namespace": "default"},
-		"spec":     map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "command": []any{"sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do echo line$i; sleep 0.2; done; sleep 300"}}}}})
+		"spec":     map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "image": "busybox", "command": []any{"sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do echo line$i; sleep 0.2; done; sleep 300"}}}}})
 	e.waitPod(name2, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	req, _ := http.NewRequest("GET", e.cli.Server()+"/api/v1/namespaces/default/pods/follow/log?follow=true", nil)
 	req.Header.Set("Authorization", "Bearer "+e.token)
