@@ -52,7 +52,7 @@ func New(cfg Config) *GC {
 	}
 	if cfg.Resources == nil {
 		for _, r := range api.Builtin() {
-			if r.Name != "events" {
+			if r.Name != "events" && !r.Virtual { // virtual kinds (access reviews) store nothing
 				cfg.Resources = append(cfg.Resources, r)
 			}
 		}

@@ -59,7 +59,7 @@ func New(cfg Config) *Controller {
 	}
 	if cfg.Resources == nil {
 		for _, r := range api.Builtin() {
-			if r.Namespaced {
+			if r.Namespaced && !r.Virtual { // virtual kinds (access reviews) store nothing
 				cfg.Resources = append(cfg.Resources, r)
 			}
 		}
