@@ -480,6 +480,96 @@ type IoK8sApiAppsV1RollingUpdateDeployment struct {
 	MaxUnavailable *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"maxUnavailable,omitempty"`
 }
 
+// IoK8sApiAuthenticationV1SelfSubjectReview defines model for io.k8s.api.authentication.v1.SelfSubjectReview.
+type IoK8sApiAuthenticationV1SelfSubjectReview struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthenticationV1SelfSubjectReviewList defines model for io.k8s.api.authentication.v1.SelfSubjectReviewList.
+type IoK8sApiAuthenticationV1SelfSubjectReviewList struct {
+	ApiVersion *string                                     `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAuthenticationV1SelfSubjectReview `json:"items"`
+	Kind       *string                                     `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta     `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthenticationV1TokenReview defines model for io.k8s.api.authentication.v1.TokenReview.
+type IoK8sApiAuthenticationV1TokenReview struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthenticationV1TokenReviewList defines model for io.k8s.api.authentication.v1.TokenReviewList.
+type IoK8sApiAuthenticationV1TokenReviewList struct {
+	ApiVersion *string                                 `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAuthenticationV1TokenReview   `json:"items"`
+	Kind       *string                                 `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1LocalSubjectAccessReview defines model for io.k8s.api.authorization.v1.LocalSubjectAccessReview.
+type IoK8sApiAuthorizationV1LocalSubjectAccessReview struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1LocalSubjectAccessReviewList defines model for io.k8s.api.authorization.v1.LocalSubjectAccessReviewList.
+type IoK8sApiAuthorizationV1LocalSubjectAccessReviewList struct {
+	ApiVersion *string                                           `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAuthorizationV1LocalSubjectAccessReview `json:"items"`
+	Kind       *string                                           `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta           `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1SelfSubjectAccessReview defines model for io.k8s.api.authorization.v1.SelfSubjectAccessReview.
+type IoK8sApiAuthorizationV1SelfSubjectAccessReview struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1SelfSubjectAccessReviewList defines model for io.k8s.api.authorization.v1.SelfSubjectAccessReviewList.
+type IoK8sApiAuthorizationV1SelfSubjectAccessReviewList struct {
+	ApiVersion *string                                          `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAuthorizationV1SelfSubjectAccessReview `json:"items"`
+	Kind       *string                                          `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta          `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1SelfSubjectRulesReview defines model for io.k8s.api.authorization.v1.SelfSubjectRulesReview.
+type IoK8sApiAuthorizationV1SelfSubjectRulesReview struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1SelfSubjectRulesReviewList defines model for io.k8s.api.authorization.v1.SelfSubjectRulesReviewList.
+type IoK8sApiAuthorizationV1SelfSubjectRulesReviewList struct {
+	ApiVersion *string                                         `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAuthorizationV1SelfSubjectRulesReview `json:"items"`
+	Kind       *string                                         `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta         `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1SubjectAccessReview defines model for io.k8s.api.authorization.v1.SubjectAccessReview.
+type IoK8sApiAuthorizationV1SubjectAccessReview struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiAuthorizationV1SubjectAccessReviewList defines model for io.k8s.api.authorization.v1.SubjectAccessReviewList.
+type IoK8sApiAuthorizationV1SubjectAccessReviewList struct {
+	ApiVersion *string                                      `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiAuthorizationV1SubjectAccessReview `json:"items"`
+	Kind       *string                                      `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta      `json:"metadata,omitempty"`
+}
+
 // IoK8sApiCoordinationV1Lease defines model for io.k8s.api.coordination.v1.Lease.
 type IoK8sApiCoordinationV1Lease struct {
 	ApiVersion *string                                   `json:"apiVersion,omitempty"`
@@ -2101,6 +2191,66 @@ type IoK8sApiCoreV1WindowsSecurityContextOptions struct {
 	RunAsUserName          *string `json:"runAsUserName,omitempty"`
 }
 
+// IoK8sApiRbacAuthorizationV1ClusterRole defines model for io.k8s.api.rbac.authorization.v1.ClusterRole.
+type IoK8sApiRbacAuthorizationV1ClusterRole struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1ClusterRoleBinding defines model for io.k8s.api.rbac.authorization.v1.ClusterRoleBinding.
+type IoK8sApiRbacAuthorizationV1ClusterRoleBinding struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1ClusterRoleBindingList defines model for io.k8s.api.rbac.authorization.v1.ClusterRoleBindingList.
+type IoK8sApiRbacAuthorizationV1ClusterRoleBindingList struct {
+	ApiVersion *string                                         `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiRbacAuthorizationV1ClusterRoleBinding `json:"items"`
+	Kind       *string                                         `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta         `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1ClusterRoleList defines model for io.k8s.api.rbac.authorization.v1.ClusterRoleList.
+type IoK8sApiRbacAuthorizationV1ClusterRoleList struct {
+	ApiVersion *string                                  `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiRbacAuthorizationV1ClusterRole `json:"items"`
+	Kind       *string                                  `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta  `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1Role defines model for io.k8s.api.rbac.authorization.v1.Role.
+type IoK8sApiRbacAuthorizationV1Role struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1RoleBinding defines model for io.k8s.api.rbac.authorization.v1.RoleBinding.
+type IoK8sApiRbacAuthorizationV1RoleBinding struct {
+	ApiVersion *string                 `json:"apiVersion,omitempty"`
+	Kind       *string                 `json:"kind,omitempty"`
+	Metadata   *map[string]interface{} `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1RoleBindingList defines model for io.k8s.api.rbac.authorization.v1.RoleBindingList.
+type IoK8sApiRbacAuthorizationV1RoleBindingList struct {
+	ApiVersion *string                                  `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiRbacAuthorizationV1RoleBinding `json:"items"`
+	Kind       *string                                  `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta  `json:"metadata,omitempty"`
+}
+
+// IoK8sApiRbacAuthorizationV1RoleList defines model for io.k8s.api.rbac.authorization.v1.RoleList.
+type IoK8sApiRbacAuthorizationV1RoleList struct {
+	ApiVersion *string                                 `json:"apiVersion,omitempty"`
+	Items      []IoK8sApiRbacAuthorizationV1Role       `json:"items"`
+	Kind       *string                                 `json:"kind,omitempty"`
+	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
+}
+
 // IoK8sApimachineryPkgApiResourceQuantity defines model for io.k8s.apimachinery.pkg.api.resource.Quantity.
 type IoK8sApimachineryPkgApiResourceQuantity struct {
 	union json.RawMessage
@@ -2481,6 +2631,126 @@ type ReplaceAppsV1NamespacedReplicaSetParams struct {
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
+// ListAuthenticationV1SelfSubjectReviewParams defines parameters for ListAuthenticationV1SelfSubjectReview.
+type ListAuthenticationV1SelfSubjectReviewParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAuthenticationV1SelfSubjectReviewParams defines parameters for CreateAuthenticationV1SelfSubjectReview.
+type CreateAuthenticationV1SelfSubjectReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAuthenticationV1SelfSubjectReviewParams defines parameters for ReplaceAuthenticationV1SelfSubjectReview.
+type ReplaceAuthenticationV1SelfSubjectReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListAuthenticationV1TokenReviewParams defines parameters for ListAuthenticationV1TokenReview.
+type ListAuthenticationV1TokenReviewParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAuthenticationV1TokenReviewParams defines parameters for CreateAuthenticationV1TokenReview.
+type CreateAuthenticationV1TokenReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAuthenticationV1TokenReviewParams defines parameters for ReplaceAuthenticationV1TokenReview.
+type ReplaceAuthenticationV1TokenReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams defines parameters for ListAuthorizationV1NamespacedLocalSubjectAccessReview.
+type ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams defines parameters for CreateAuthorizationV1NamespacedLocalSubjectAccessReview.
+type CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams defines parameters for ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview.
+type ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListAuthorizationV1SelfSubjectAccessReviewParams defines parameters for ListAuthorizationV1SelfSubjectAccessReview.
+type ListAuthorizationV1SelfSubjectAccessReviewParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAuthorizationV1SelfSubjectAccessReviewParams defines parameters for CreateAuthorizationV1SelfSubjectAccessReview.
+type CreateAuthorizationV1SelfSubjectAccessReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAuthorizationV1SelfSubjectAccessReviewParams defines parameters for ReplaceAuthorizationV1SelfSubjectAccessReview.
+type ReplaceAuthorizationV1SelfSubjectAccessReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListAuthorizationV1SelfSubjectRulesReviewParams defines parameters for ListAuthorizationV1SelfSubjectRulesReview.
+type ListAuthorizationV1SelfSubjectRulesReviewParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAuthorizationV1SelfSubjectRulesReviewParams defines parameters for CreateAuthorizationV1SelfSubjectRulesReview.
+type CreateAuthorizationV1SelfSubjectRulesReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAuthorizationV1SelfSubjectRulesReviewParams defines parameters for ReplaceAuthorizationV1SelfSubjectRulesReview.
+type ReplaceAuthorizationV1SelfSubjectRulesReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListAuthorizationV1SubjectAccessReviewParams defines parameters for ListAuthorizationV1SubjectAccessReview.
+type ListAuthorizationV1SubjectAccessReviewParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateAuthorizationV1SubjectAccessReviewParams defines parameters for CreateAuthorizationV1SubjectAccessReview.
+type CreateAuthorizationV1SubjectAccessReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceAuthorizationV1SubjectAccessReviewParams defines parameters for ReplaceAuthorizationV1SubjectAccessReview.
+type ReplaceAuthorizationV1SubjectAccessReviewParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
 // ListCoordinationV1NamespacedLeaseParams defines parameters for ListCoordinationV1NamespacedLease.
 type ListCoordinationV1NamespacedLeaseParams struct {
 	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
@@ -2497,6 +2767,86 @@ type CreateCoordinationV1NamespacedLeaseParams struct {
 
 // ReplaceCoordinationV1NamespacedLeaseParams defines parameters for ReplaceCoordinationV1NamespacedLease.
 type ReplaceCoordinationV1NamespacedLeaseParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListRbacV1ClusterRoleBindingParams defines parameters for ListRbacV1ClusterRoleBinding.
+type ListRbacV1ClusterRoleBindingParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateRbacV1ClusterRoleBindingParams defines parameters for CreateRbacV1ClusterRoleBinding.
+type CreateRbacV1ClusterRoleBindingParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceRbacV1ClusterRoleBindingParams defines parameters for ReplaceRbacV1ClusterRoleBinding.
+type ReplaceRbacV1ClusterRoleBindingParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListRbacV1ClusterRoleParams defines parameters for ListRbacV1ClusterRole.
+type ListRbacV1ClusterRoleParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateRbacV1ClusterRoleParams defines parameters for CreateRbacV1ClusterRole.
+type CreateRbacV1ClusterRoleParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceRbacV1ClusterRoleParams defines parameters for ReplaceRbacV1ClusterRole.
+type ReplaceRbacV1ClusterRoleParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListRbacV1NamespacedRoleBindingParams defines parameters for ListRbacV1NamespacedRoleBinding.
+type ListRbacV1NamespacedRoleBindingParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateRbacV1NamespacedRoleBindingParams defines parameters for CreateRbacV1NamespacedRoleBinding.
+type CreateRbacV1NamespacedRoleBindingParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceRbacV1NamespacedRoleBindingParams defines parameters for ReplaceRbacV1NamespacedRoleBinding.
+type ReplaceRbacV1NamespacedRoleBindingParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ListRbacV1NamespacedRoleParams defines parameters for ListRbacV1NamespacedRole.
+type ListRbacV1NamespacedRoleParams struct {
+	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
+	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
+	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
+	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
+}
+
+// CreateRbacV1NamespacedRoleParams defines parameters for CreateRbacV1NamespacedRole.
+type CreateRbacV1NamespacedRoleParams struct {
+	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
+	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
+}
+
+// ReplaceRbacV1NamespacedRoleParams defines parameters for ReplaceRbacV1NamespacedRole.
+type ReplaceRbacV1NamespacedRoleParams struct {
 	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
@@ -2585,11 +2935,71 @@ type CreateAppsV1NamespacedReplicaSetJSONRequestBody = IoK8sApiAppsV1ReplicaSet
 // ReplaceAppsV1NamespacedReplicaSetJSONRequestBody defines body for ReplaceAppsV1NamespacedReplicaSet for application/json ContentType.
 type ReplaceAppsV1NamespacedReplicaSetJSONRequestBody = IoK8sApiAppsV1ReplicaSet
 
+// CreateAuthenticationV1SelfSubjectReviewJSONRequestBody defines body for CreateAuthenticationV1SelfSubjectReview for application/json ContentType.
+type CreateAuthenticationV1SelfSubjectReviewJSONRequestBody = IoK8sApiAuthenticationV1SelfSubjectReview
+
+// ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody defines body for ReplaceAuthenticationV1SelfSubjectReview for application/json ContentType.
+type ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody = IoK8sApiAuthenticationV1SelfSubjectReview
+
+// CreateAuthenticationV1TokenReviewJSONRequestBody defines body for CreateAuthenticationV1TokenReview for application/json ContentType.
+type CreateAuthenticationV1TokenReviewJSONRequestBody = IoK8sApiAuthenticationV1TokenReview
+
+// ReplaceAuthenticationV1TokenReviewJSONRequestBody defines body for ReplaceAuthenticationV1TokenReview for application/json ContentType.
+type ReplaceAuthenticationV1TokenReviewJSONRequestBody = IoK8sApiAuthenticationV1TokenReview
+
+// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody defines body for CreateAuthorizationV1NamespacedLocalSubjectAccessReview for application/json ContentType.
+type CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1LocalSubjectAccessReview
+
+// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody defines body for ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview for application/json ContentType.
+type ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1LocalSubjectAccessReview
+
+// CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody defines body for CreateAuthorizationV1SelfSubjectAccessReview for application/json ContentType.
+type CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectAccessReview
+
+// ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody defines body for ReplaceAuthorizationV1SelfSubjectAccessReview for application/json ContentType.
+type ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectAccessReview
+
+// CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody defines body for CreateAuthorizationV1SelfSubjectRulesReview for application/json ContentType.
+type CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectRulesReview
+
+// ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody defines body for ReplaceAuthorizationV1SelfSubjectRulesReview for application/json ContentType.
+type ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectRulesReview
+
+// CreateAuthorizationV1SubjectAccessReviewJSONRequestBody defines body for CreateAuthorizationV1SubjectAccessReview for application/json ContentType.
+type CreateAuthorizationV1SubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SubjectAccessReview
+
+// ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody defines body for ReplaceAuthorizationV1SubjectAccessReview for application/json ContentType.
+type ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SubjectAccessReview
+
 // CreateCoordinationV1NamespacedLeaseJSONRequestBody defines body for CreateCoordinationV1NamespacedLease for application/json ContentType.
 type CreateCoordinationV1NamespacedLeaseJSONRequestBody = IoK8sApiCoordinationV1Lease
 
 // ReplaceCoordinationV1NamespacedLeaseJSONRequestBody defines body for ReplaceCoordinationV1NamespacedLease for application/json ContentType.
 type ReplaceCoordinationV1NamespacedLeaseJSONRequestBody = IoK8sApiCoordinationV1Lease
+
+// CreateRbacV1ClusterRoleBindingJSONRequestBody defines body for CreateRbacV1ClusterRoleBinding for application/json ContentType.
+type CreateRbacV1ClusterRoleBindingJSONRequestBody = IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+
+// ReplaceRbacV1ClusterRoleBindingJSONRequestBody defines body for ReplaceRbacV1ClusterRoleBinding for application/json ContentType.
+type ReplaceRbacV1ClusterRoleBindingJSONRequestBody = IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+
+// CreateRbacV1ClusterRoleJSONRequestBody defines body for CreateRbacV1ClusterRole for application/json ContentType.
+type CreateRbacV1ClusterRoleJSONRequestBody = IoK8sApiRbacAuthorizationV1ClusterRole
+
+// ReplaceRbacV1ClusterRoleJSONRequestBody defines body for ReplaceRbacV1ClusterRole for application/json ContentType.
+type ReplaceRbacV1ClusterRoleJSONRequestBody = IoK8sApiRbacAuthorizationV1ClusterRole
+
+// CreateRbacV1NamespacedRoleBindingJSONRequestBody defines body for CreateRbacV1NamespacedRoleBinding for application/json ContentType.
+type CreateRbacV1NamespacedRoleBindingJSONRequestBody = IoK8sApiRbacAuthorizationV1RoleBinding
+
+// ReplaceRbacV1NamespacedRoleBindingJSONRequestBody defines body for ReplaceRbacV1NamespacedRoleBinding for application/json ContentType.
+type ReplaceRbacV1NamespacedRoleBindingJSONRequestBody = IoK8sApiRbacAuthorizationV1RoleBinding
+
+// CreateRbacV1NamespacedRoleJSONRequestBody defines body for CreateRbacV1NamespacedRole for application/json ContentType.
+type CreateRbacV1NamespacedRoleJSONRequestBody = IoK8sApiRbacAuthorizationV1Role
+
+// ReplaceRbacV1NamespacedRoleJSONRequestBody defines body for ReplaceRbacV1NamespacedRole for application/json ContentType.
+type ReplaceRbacV1NamespacedRoleJSONRequestBody = IoK8sApiRbacAuthorizationV1Role
 
 // AsIoK8sApimachineryPkgApiResourceQuantity0 returns the union data inside the IoK8sApimachineryPkgApiResourceQuantity as a IoK8sApimachineryPkgApiResourceQuantity0
 func (t IoK8sApimachineryPkgApiResourceQuantity) AsIoK8sApimachineryPkgApiResourceQuantity0() (IoK8sApimachineryPkgApiResourceQuantity0, error) {
@@ -3165,6 +3575,156 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	ReplaceAppsV1NamespacedReplicaSet(ctx context.Context, namespace string, name string, params *ReplaceAppsV1NamespacedReplicaSetParams, body ReplaceAppsV1NamespacedReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
+	ListAuthenticationV1SelfSubjectReview(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthenticationV1SelfSubjectReviewWithBody performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthenticationV1SelfSubjectReview performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAuthenticationV1SelfSubjectReview(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthenticationV1SelfSubjectReview performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
+	DeleteAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
+	ReadAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthenticationV1SelfSubjectReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthenticationV1SelfSubjectReview performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAuthenticationV1SelfSubjectReview(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
+	ListAuthenticationV1TokenReview(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthenticationV1TokenReviewWithBody performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAuthenticationV1TokenReviewWithBody(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthenticationV1TokenReview performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAuthenticationV1TokenReview(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthenticationV1TokenReview performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
+	DeleteAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
+	ReadAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthenticationV1TokenReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAuthenticationV1TokenReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthenticationV1TokenReview performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAuthenticationV1TokenReview(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	ListAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1NamespacedLocalSubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthorizationV1NamespacedLocalSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	DeleteAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	ReadAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	ListAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1SelfSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAuthorizationV1SelfSubjectAccessReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1SelfSubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthorizationV1SelfSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	DeleteAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	ReadAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1SelfSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	ListAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1SelfSubjectRulesReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1SelfSubjectRulesReview performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthorizationV1SelfSubjectRulesReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	DeleteAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	ReadAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1SelfSubjectRulesReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
+	ListAuthorizationV1SubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1SubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	CreateAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAuthorizationV1SubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateAuthorizationV1SubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteAuthorizationV1SubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
+	DeleteAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
+	ReadAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1SubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceAuthorizationV1SubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceAuthorizationV1SubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCoordinationV1NamespacedLease performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
 	ListCoordinationV1NamespacedLease(ctx context.Context, namespace string, params *ListCoordinationV1NamespacedLeaseParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3189,6 +3749,106 @@ type ClientInterface interface {
 	// ReplaceCoordinationV1NamespacedLease performs a PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name} (the `ReplaceCoordinationV1NamespacedLease` operationId) request.
 	// Takes a body of the `application/json` content type.
 	ReplaceCoordinationV1NamespacedLease(ctx context.Context, namespace string, name string, params *ReplaceCoordinationV1NamespacedLeaseParams, body ReplaceCoordinationV1NamespacedLeaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRbacV1ClusterRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `ListRbacV1ClusterRoleBinding` operationId) request.
+	ListRbacV1ClusterRoleBinding(ctx context.Context, params *ListRbacV1ClusterRoleBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1ClusterRoleBindingWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	CreateRbacV1ClusterRoleBindingWithBody(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1ClusterRoleBinding performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateRbacV1ClusterRoleBinding(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, body CreateRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRbacV1ClusterRoleBinding performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `DeleteRbacV1ClusterRoleBinding` operationId) request.
+	DeleteRbacV1ClusterRoleBinding(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadRbacV1ClusterRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReadRbacV1ClusterRoleBinding` operationId) request.
+	ReadRbacV1ClusterRoleBinding(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1ClusterRoleBindingWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceRbacV1ClusterRoleBindingWithBody(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1ClusterRoleBinding performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceRbacV1ClusterRoleBinding(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, body ReplaceRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRbacV1ClusterRole performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles (the `ListRbacV1ClusterRole` operationId) request.
+	ListRbacV1ClusterRole(ctx context.Context, params *ListRbacV1ClusterRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1ClusterRoleWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request,
+	// with any type of body and a specified content type.
+	CreateRbacV1ClusterRoleWithBody(ctx context.Context, params *CreateRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1ClusterRole performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateRbacV1ClusterRole(ctx context.Context, params *CreateRbacV1ClusterRoleParams, body CreateRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRbacV1ClusterRole performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `DeleteRbacV1ClusterRole` operationId) request.
+	DeleteRbacV1ClusterRole(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadRbacV1ClusterRole performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReadRbacV1ClusterRole` operationId) request.
+	ReadRbacV1ClusterRole(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1ClusterRoleWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceRbacV1ClusterRoleWithBody(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1ClusterRole performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceRbacV1ClusterRole(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, body ReplaceRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRbacV1NamespacedRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `ListRbacV1NamespacedRoleBinding` operationId) request.
+	ListRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1NamespacedRoleBindingWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	CreateRbacV1NamespacedRoleBindingWithBody(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1NamespacedRoleBinding performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, body CreateRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRbacV1NamespacedRoleBinding performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `DeleteRbacV1NamespacedRoleBinding` operationId) request.
+	DeleteRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadRbacV1NamespacedRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReadRbacV1NamespacedRoleBinding` operationId) request.
+	ReadRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1NamespacedRoleBindingWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceRbacV1NamespacedRoleBindingWithBody(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1NamespacedRoleBinding performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, body ReplaceRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRbacV1NamespacedRole performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `ListRbacV1NamespacedRole` operationId) request.
+	ListRbacV1NamespacedRole(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1NamespacedRoleWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request,
+	// with any type of body and a specified content type.
+	CreateRbacV1NamespacedRoleWithBody(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRbacV1NamespacedRole performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request.
+	// Takes a body of the `application/json` content type.
+	CreateRbacV1NamespacedRole(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, body CreateRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRbacV1NamespacedRole performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `DeleteRbacV1NamespacedRole` operationId) request.
+	DeleteRbacV1NamespacedRole(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReadRbacV1NamespacedRole performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReadRbacV1NamespacedRole` operationId) request.
+	ReadRbacV1NamespacedRole(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1NamespacedRoleWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request,
+	// with any type of body and a specified content type.
+	ReplaceRbacV1NamespacedRoleWithBody(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceRbacV1NamespacedRole performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request.
+	// Takes a body of the `application/json` content type.
+	ReplaceRbacV1NamespacedRole(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, body ReplaceRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListCoreV1Namespace performs a GET /api/v1/namespaces (the `ListCoreV1Namespace` operationId) request.
@@ -4521,6 +5181,576 @@ func (c *Client) ReplaceAppsV1NamespacedReplicaSet(ctx context.Context, namespac
 	return c.Client.Do(req)
 }
 
+// ListAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
+func (c *Client) ListAuthenticationV1SelfSubjectReview(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthenticationV1SelfSubjectReviewRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthenticationV1SelfSubjectReviewWithBody performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthenticationV1SelfSubjectReviewRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthenticationV1SelfSubjectReview performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAuthenticationV1SelfSubjectReview(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthenticationV1SelfSubjectReviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthenticationV1SelfSubjectReview performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
+func (c *Client) DeleteAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthenticationV1SelfSubjectReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
+func (c *Client) ReadAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAuthenticationV1SelfSubjectReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthenticationV1SelfSubjectReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthenticationV1SelfSubjectReview performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAuthenticationV1SelfSubjectReview(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthenticationV1SelfSubjectReviewRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
+func (c *Client) ListAuthenticationV1TokenReview(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthenticationV1TokenReviewRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthenticationV1TokenReviewWithBody performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAuthenticationV1TokenReviewWithBody(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthenticationV1TokenReviewRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthenticationV1TokenReview performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAuthenticationV1TokenReview(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthenticationV1TokenReviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthenticationV1TokenReview performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
+func (c *Client) DeleteAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthenticationV1TokenReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
+func (c *Client) ReadAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAuthenticationV1TokenReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthenticationV1TokenReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAuthenticationV1TokenReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthenticationV1TokenReviewRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthenticationV1TokenReview performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAuthenticationV1TokenReview(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthenticationV1TokenReviewRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+func (c *Client) ListAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(c.Server, namespace, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1NamespacedLocalSubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthorizationV1NamespacedLocalSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+func (c *Client) DeleteAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+func (c *Client) ReadAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(c.Server, namespace, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
+func (c *Client) ListAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1SelfSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAuthorizationV1SelfSubjectAccessReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1SelfSubjectAccessReviewRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1SelfSubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthorizationV1SelfSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
+func (c *Client) DeleteAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
+func (c *Client) ReadAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1SelfSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
+func (c *Client) ListAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1SelfSubjectRulesReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1SelfSubjectRulesReviewRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1SelfSubjectRulesReview performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthorizationV1SelfSubjectRulesReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
+func (c *Client) DeleteAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
+func (c *Client) ReadAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1SelfSubjectRulesReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
+func (c *Client) ListAuthorizationV1SubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuthorizationV1SubjectAccessReviewRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1SubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1SubjectAccessReviewRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAuthorizationV1SubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateAuthorizationV1SubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAuthorizationV1SubjectAccessReviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteAuthorizationV1SubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
+func (c *Client) DeleteAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteAuthorizationV1SubjectAccessReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
+func (c *Client) ReadAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadAuthorizationV1SubjectAccessReviewRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1SubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceAuthorizationV1SubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceAuthorizationV1SubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceAuthorizationV1SubjectAccessReviewRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCoordinationV1NamespacedLease performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
 func (c *Client) ListCoordinationV1NamespacedLease(ctx context.Context, namespace string, params *ListCoordinationV1NamespacedLeaseParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCoordinationV1NamespacedLeaseRequest(c.Server, namespace, params)
@@ -4606,6 +5836,386 @@ func (c *Client) ReplaceCoordinationV1NamespacedLeaseWithBody(ctx context.Contex
 // Takes a body of the `application/json` content type.
 func (c *Client) ReplaceCoordinationV1NamespacedLease(ctx context.Context, namespace string, name string, params *ReplaceCoordinationV1NamespacedLeaseParams, body ReplaceCoordinationV1NamespacedLeaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReplaceCoordinationV1NamespacedLeaseRequest(c.Server, namespace, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRbacV1ClusterRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `ListRbacV1ClusterRoleBinding` operationId) request.
+func (c *Client) ListRbacV1ClusterRoleBinding(ctx context.Context, params *ListRbacV1ClusterRoleBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRbacV1ClusterRoleBindingRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1ClusterRoleBindingWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateRbacV1ClusterRoleBindingWithBody(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1ClusterRoleBindingRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1ClusterRoleBinding performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateRbacV1ClusterRoleBinding(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, body CreateRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1ClusterRoleBindingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRbacV1ClusterRoleBinding performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `DeleteRbacV1ClusterRoleBinding` operationId) request.
+func (c *Client) DeleteRbacV1ClusterRoleBinding(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRbacV1ClusterRoleBindingRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadRbacV1ClusterRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReadRbacV1ClusterRoleBinding` operationId) request.
+func (c *Client) ReadRbacV1ClusterRoleBinding(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadRbacV1ClusterRoleBindingRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1ClusterRoleBindingWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceRbacV1ClusterRoleBindingWithBody(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1ClusterRoleBindingRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1ClusterRoleBinding performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceRbacV1ClusterRoleBinding(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, body ReplaceRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1ClusterRoleBindingRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRbacV1ClusterRole performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles (the `ListRbacV1ClusterRole` operationId) request.
+func (c *Client) ListRbacV1ClusterRole(ctx context.Context, params *ListRbacV1ClusterRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRbacV1ClusterRoleRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1ClusterRoleWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateRbacV1ClusterRoleWithBody(ctx context.Context, params *CreateRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1ClusterRoleRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1ClusterRole performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateRbacV1ClusterRole(ctx context.Context, params *CreateRbacV1ClusterRoleParams, body CreateRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1ClusterRoleRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRbacV1ClusterRole performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `DeleteRbacV1ClusterRole` operationId) request.
+func (c *Client) DeleteRbacV1ClusterRole(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRbacV1ClusterRoleRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadRbacV1ClusterRole performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReadRbacV1ClusterRole` operationId) request.
+func (c *Client) ReadRbacV1ClusterRole(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadRbacV1ClusterRoleRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1ClusterRoleWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceRbacV1ClusterRoleWithBody(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1ClusterRoleRequestWithBody(c.Server, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1ClusterRole performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceRbacV1ClusterRole(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, body ReplaceRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1ClusterRoleRequest(c.Server, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRbacV1NamespacedRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `ListRbacV1NamespacedRoleBinding` operationId) request.
+func (c *Client) ListRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleBindingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRbacV1NamespacedRoleBindingRequest(c.Server, namespace, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1NamespacedRoleBindingWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateRbacV1NamespacedRoleBindingWithBody(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1NamespacedRoleBindingRequestWithBody(c.Server, namespace, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1NamespacedRoleBinding performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, body CreateRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1NamespacedRoleBindingRequest(c.Server, namespace, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRbacV1NamespacedRoleBinding performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `DeleteRbacV1NamespacedRoleBinding` operationId) request.
+func (c *Client) DeleteRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRbacV1NamespacedRoleBindingRequest(c.Server, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadRbacV1NamespacedRoleBinding performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReadRbacV1NamespacedRoleBinding` operationId) request.
+func (c *Client) ReadRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadRbacV1NamespacedRoleBindingRequest(c.Server, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1NamespacedRoleBindingWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceRbacV1NamespacedRoleBindingWithBody(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1NamespacedRoleBindingRequestWithBody(c.Server, namespace, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1NamespacedRoleBinding performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceRbacV1NamespacedRoleBinding(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, body ReplaceRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1NamespacedRoleBindingRequest(c.Server, namespace, name, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRbacV1NamespacedRole performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `ListRbacV1NamespacedRole` operationId) request.
+func (c *Client) ListRbacV1NamespacedRole(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRbacV1NamespacedRoleRequest(c.Server, namespace, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1NamespacedRoleWithBody performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) CreateRbacV1NamespacedRoleWithBody(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1NamespacedRoleRequestWithBody(c.Server, namespace, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRbacV1NamespacedRole performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) CreateRbacV1NamespacedRole(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, body CreateRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRbacV1NamespacedRoleRequest(c.Server, namespace, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRbacV1NamespacedRole performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `DeleteRbacV1NamespacedRole` operationId) request.
+func (c *Client) DeleteRbacV1NamespacedRole(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRbacV1NamespacedRoleRequest(c.Server, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReadRbacV1NamespacedRole performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReadRbacV1NamespacedRole` operationId) request.
+func (c *Client) ReadRbacV1NamespacedRole(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadRbacV1NamespacedRoleRequest(c.Server, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1NamespacedRoleWithBody performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request,
+// with any type of body and a specified content type.
+func (c *Client) ReplaceRbacV1NamespacedRoleWithBody(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1NamespacedRoleRequestWithBody(c.Server, namespace, name, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceRbacV1NamespacedRole performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request.
+// Takes a body of the `application/json` content type.
+func (c *Client) ReplaceRbacV1NamespacedRole(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, body ReplaceRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceRbacV1NamespacedRoleRequest(c.Server, namespace, name, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9453,6 +11063,1979 @@ func NewReplaceAppsV1NamespacedReplicaSetRequestWithBody(server string, namespac
 	return req, nil
 }
 
+// NewListAuthenticationV1SelfSubjectReviewRequest constructs an http.Request for the ListAuthenticationV1SelfSubjectReview method
+func NewListAuthenticationV1SelfSubjectReviewRequest(server string, params *ListAuthenticationV1SelfSubjectReviewParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthenticationV1SelfSubjectReviewRequest calls the generic CreateAuthenticationV1SelfSubjectReview builder with application/json body
+func NewCreateAuthenticationV1SelfSubjectReviewRequest(server string, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthenticationV1SelfSubjectReviewRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthenticationV1SelfSubjectReviewRequestWithBody constructs an http.Request for the CreateAuthenticationV1SelfSubjectReview method, with any body, and a specified content type
+func NewCreateAuthenticationV1SelfSubjectReviewRequestWithBody(server string, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAuthenticationV1SelfSubjectReviewRequest constructs an http.Request for the DeleteAuthenticationV1SelfSubjectReview method
+func NewDeleteAuthenticationV1SelfSubjectReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAuthenticationV1SelfSubjectReviewRequest constructs an http.Request for the ReadAuthenticationV1SelfSubjectReview method
+func NewReadAuthenticationV1SelfSubjectReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAuthenticationV1SelfSubjectReviewRequest calls the generic ReplaceAuthenticationV1SelfSubjectReview builder with application/json body
+func NewReplaceAuthenticationV1SelfSubjectReviewRequest(server string, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody constructs an http.Request for the ReplaceAuthenticationV1SelfSubjectReview method, with any body, and a specified content type
+func NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody(server string, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAuthenticationV1TokenReviewRequest constructs an http.Request for the ListAuthenticationV1TokenReview method
+func NewListAuthenticationV1TokenReviewRequest(server string, params *ListAuthenticationV1TokenReviewParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthenticationV1TokenReviewRequest calls the generic CreateAuthenticationV1TokenReview builder with application/json body
+func NewCreateAuthenticationV1TokenReviewRequest(server string, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthenticationV1TokenReviewRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthenticationV1TokenReviewRequestWithBody constructs an http.Request for the CreateAuthenticationV1TokenReview method, with any body, and a specified content type
+func NewCreateAuthenticationV1TokenReviewRequestWithBody(server string, params *CreateAuthenticationV1TokenReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAuthenticationV1TokenReviewRequest constructs an http.Request for the DeleteAuthenticationV1TokenReview method
+func NewDeleteAuthenticationV1TokenReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAuthenticationV1TokenReviewRequest constructs an http.Request for the ReadAuthenticationV1TokenReview method
+func NewReadAuthenticationV1TokenReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAuthenticationV1TokenReviewRequest calls the generic ReplaceAuthenticationV1TokenReview builder with application/json body
+func NewReplaceAuthenticationV1TokenReviewRequest(server string, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAuthenticationV1TokenReviewRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAuthenticationV1TokenReviewRequestWithBody constructs an http.Request for the ReplaceAuthenticationV1TokenReview method, with any body, and a specified content type
+func NewReplaceAuthenticationV1TokenReviewRequestWithBody(server string, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAuthorizationV1NamespacedLocalSubjectAccessReviewRequest constructs an http.Request for the ListAuthorizationV1NamespacedLocalSubjectAccessReview method
+func NewListAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequest calls the generic CreateAuthorizationV1NamespacedLocalSubjectAccessReview builder with application/json body
+func NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(server, namespace, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody constructs an http.Request for the CreateAuthorizationV1NamespacedLocalSubjectAccessReview method, with any body, and a specified content type
+func NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(server string, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewRequest constructs an http.Request for the DeleteAuthorizationV1NamespacedLocalSubjectAccessReview method
+func NewDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAuthorizationV1NamespacedLocalSubjectAccessReviewRequest constructs an http.Request for the ReadAuthorizationV1NamespacedLocalSubjectAccessReview method
+func NewReadAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequest calls the generic ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview builder with application/json body
+func NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(server, namespace, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview method, with any body, and a specified content type
+func NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(server string, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAuthorizationV1SelfSubjectAccessReviewRequest constructs an http.Request for the ListAuthorizationV1SelfSubjectAccessReview method
+func NewListAuthorizationV1SelfSubjectAccessReviewRequest(server string, params *ListAuthorizationV1SelfSubjectAccessReviewParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorizationV1SelfSubjectAccessReviewRequest calls the generic CreateAuthorizationV1SelfSubjectAccessReview builder with application/json body
+func NewCreateAuthorizationV1SelfSubjectAccessReviewRequest(server string, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorizationV1SelfSubjectAccessReviewRequestWithBody constructs an http.Request for the CreateAuthorizationV1SelfSubjectAccessReview method, with any body, and a specified content type
+func NewCreateAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server string, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAuthorizationV1SelfSubjectAccessReviewRequest constructs an http.Request for the DeleteAuthorizationV1SelfSubjectAccessReview method
+func NewDeleteAuthorizationV1SelfSubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAuthorizationV1SelfSubjectAccessReviewRequest constructs an http.Request for the ReadAuthorizationV1SelfSubjectAccessReview method
+func NewReadAuthorizationV1SelfSubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAuthorizationV1SelfSubjectAccessReviewRequest calls the generic ReplaceAuthorizationV1SelfSubjectAccessReview builder with application/json body
+func NewReplaceAuthorizationV1SelfSubjectAccessReviewRequest(server string, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1SelfSubjectAccessReview method, with any body, and a specified content type
+func NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server string, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAuthorizationV1SelfSubjectRulesReviewRequest constructs an http.Request for the ListAuthorizationV1SelfSubjectRulesReview method
+func NewListAuthorizationV1SelfSubjectRulesReviewRequest(server string, params *ListAuthorizationV1SelfSubjectRulesReviewParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorizationV1SelfSubjectRulesReviewRequest calls the generic CreateAuthorizationV1SelfSubjectRulesReview builder with application/json body
+func NewCreateAuthorizationV1SelfSubjectRulesReviewRequest(server string, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorizationV1SelfSubjectRulesReviewRequestWithBody constructs an http.Request for the CreateAuthorizationV1SelfSubjectRulesReview method, with any body, and a specified content type
+func NewCreateAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server string, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAuthorizationV1SelfSubjectRulesReviewRequest constructs an http.Request for the DeleteAuthorizationV1SelfSubjectRulesReview method
+func NewDeleteAuthorizationV1SelfSubjectRulesReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAuthorizationV1SelfSubjectRulesReviewRequest constructs an http.Request for the ReadAuthorizationV1SelfSubjectRulesReview method
+func NewReadAuthorizationV1SelfSubjectRulesReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAuthorizationV1SelfSubjectRulesReviewRequest calls the generic ReplaceAuthorizationV1SelfSubjectRulesReview builder with application/json body
+func NewReplaceAuthorizationV1SelfSubjectRulesReviewRequest(server string, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1SelfSubjectRulesReview method, with any body, and a specified content type
+func NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server string, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAuthorizationV1SubjectAccessReviewRequest constructs an http.Request for the ListAuthorizationV1SubjectAccessReview method
+func NewListAuthorizationV1SubjectAccessReviewRequest(server string, params *ListAuthorizationV1SubjectAccessReviewParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAuthorizationV1SubjectAccessReviewRequest calls the generic CreateAuthorizationV1SubjectAccessReview builder with application/json body
+func NewCreateAuthorizationV1SubjectAccessReviewRequest(server string, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAuthorizationV1SubjectAccessReviewRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateAuthorizationV1SubjectAccessReviewRequestWithBody constructs an http.Request for the CreateAuthorizationV1SubjectAccessReview method, with any body, and a specified content type
+func NewCreateAuthorizationV1SubjectAccessReviewRequestWithBody(server string, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteAuthorizationV1SubjectAccessReviewRequest constructs an http.Request for the DeleteAuthorizationV1SubjectAccessReview method
+func NewDeleteAuthorizationV1SubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadAuthorizationV1SubjectAccessReviewRequest constructs an http.Request for the ReadAuthorizationV1SubjectAccessReview method
+func NewReadAuthorizationV1SubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceAuthorizationV1SubjectAccessReviewRequest calls the generic ReplaceAuthorizationV1SubjectAccessReview builder with application/json body
+func NewReplaceAuthorizationV1SubjectAccessReviewRequest(server string, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1SubjectAccessReview method, with any body, and a specified content type
+func NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody(server string, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListCoordinationV1NamespacedLeaseRequest constructs an http.Request for the ListCoordinationV1NamespacedLease method
 func NewListCoordinationV1NamespacedLeaseRequest(server string, namespace string, params *ListCoordinationV1NamespacedLeaseParams) (*http.Request, error) {
 	var err error
@@ -9753,6 +13336,1368 @@ func NewReplaceCoordinationV1NamespacedLeaseRequestWithBody(server string, names
 	}
 
 	operationPath := fmt.Sprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListRbacV1ClusterRoleBindingRequest constructs an http.Request for the ListRbacV1ClusterRoleBinding method
+func NewListRbacV1ClusterRoleBindingRequest(server string, params *ListRbacV1ClusterRoleBindingParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateRbacV1ClusterRoleBindingRequest calls the generic CreateRbacV1ClusterRoleBinding builder with application/json body
+func NewCreateRbacV1ClusterRoleBindingRequest(server string, params *CreateRbacV1ClusterRoleBindingParams, body CreateRbacV1ClusterRoleBindingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRbacV1ClusterRoleBindingRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateRbacV1ClusterRoleBindingRequestWithBody constructs an http.Request for the CreateRbacV1ClusterRoleBinding method, with any body, and a specified content type
+func NewCreateRbacV1ClusterRoleBindingRequestWithBody(server string, params *CreateRbacV1ClusterRoleBindingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteRbacV1ClusterRoleBindingRequest constructs an http.Request for the DeleteRbacV1ClusterRoleBinding method
+func NewDeleteRbacV1ClusterRoleBindingRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadRbacV1ClusterRoleBindingRequest constructs an http.Request for the ReadRbacV1ClusterRoleBinding method
+func NewReadRbacV1ClusterRoleBindingRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceRbacV1ClusterRoleBindingRequest calls the generic ReplaceRbacV1ClusterRoleBinding builder with application/json body
+func NewReplaceRbacV1ClusterRoleBindingRequest(server string, name string, params *ReplaceRbacV1ClusterRoleBindingParams, body ReplaceRbacV1ClusterRoleBindingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceRbacV1ClusterRoleBindingRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceRbacV1ClusterRoleBindingRequestWithBody constructs an http.Request for the ReplaceRbacV1ClusterRoleBinding method, with any body, and a specified content type
+func NewReplaceRbacV1ClusterRoleBindingRequestWithBody(server string, name string, params *ReplaceRbacV1ClusterRoleBindingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListRbacV1ClusterRoleRequest constructs an http.Request for the ListRbacV1ClusterRole method
+func NewListRbacV1ClusterRoleRequest(server string, params *ListRbacV1ClusterRoleParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterroles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateRbacV1ClusterRoleRequest calls the generic CreateRbacV1ClusterRole builder with application/json body
+func NewCreateRbacV1ClusterRoleRequest(server string, params *CreateRbacV1ClusterRoleParams, body CreateRbacV1ClusterRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRbacV1ClusterRoleRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateRbacV1ClusterRoleRequestWithBody constructs an http.Request for the CreateRbacV1ClusterRole method, with any body, and a specified content type
+func NewCreateRbacV1ClusterRoleRequestWithBody(server string, params *CreateRbacV1ClusterRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterroles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteRbacV1ClusterRoleRequest constructs an http.Request for the DeleteRbacV1ClusterRole method
+func NewDeleteRbacV1ClusterRoleRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterroles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadRbacV1ClusterRoleRequest constructs an http.Request for the ReadRbacV1ClusterRole method
+func NewReadRbacV1ClusterRoleRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterroles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceRbacV1ClusterRoleRequest calls the generic ReplaceRbacV1ClusterRole builder with application/json body
+func NewReplaceRbacV1ClusterRoleRequest(server string, name string, params *ReplaceRbacV1ClusterRoleParams, body ReplaceRbacV1ClusterRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceRbacV1ClusterRoleRequestWithBody(server, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceRbacV1ClusterRoleRequestWithBody constructs an http.Request for the ReplaceRbacV1ClusterRole method, with any body, and a specified content type
+func NewReplaceRbacV1ClusterRoleRequestWithBody(server string, name string, params *ReplaceRbacV1ClusterRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/clusterroles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListRbacV1NamespacedRoleBindingRequest constructs an http.Request for the ListRbacV1NamespacedRoleBinding method
+func NewListRbacV1NamespacedRoleBindingRequest(server string, namespace string, params *ListRbacV1NamespacedRoleBindingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateRbacV1NamespacedRoleBindingRequest calls the generic CreateRbacV1NamespacedRoleBinding builder with application/json body
+func NewCreateRbacV1NamespacedRoleBindingRequest(server string, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, body CreateRbacV1NamespacedRoleBindingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRbacV1NamespacedRoleBindingRequestWithBody(server, namespace, params, "application/json", bodyReader)
+}
+
+// NewCreateRbacV1NamespacedRoleBindingRequestWithBody constructs an http.Request for the CreateRbacV1NamespacedRoleBinding method, with any body, and a specified content type
+func NewCreateRbacV1NamespacedRoleBindingRequestWithBody(server string, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteRbacV1NamespacedRoleBindingRequest constructs an http.Request for the DeleteRbacV1NamespacedRoleBinding method
+func NewDeleteRbacV1NamespacedRoleBindingRequest(server string, namespace string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadRbacV1NamespacedRoleBindingRequest constructs an http.Request for the ReadRbacV1NamespacedRoleBinding method
+func NewReadRbacV1NamespacedRoleBindingRequest(server string, namespace string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceRbacV1NamespacedRoleBindingRequest calls the generic ReplaceRbacV1NamespacedRoleBinding builder with application/json body
+func NewReplaceRbacV1NamespacedRoleBindingRequest(server string, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, body ReplaceRbacV1NamespacedRoleBindingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceRbacV1NamespacedRoleBindingRequestWithBody(server, namespace, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceRbacV1NamespacedRoleBindingRequestWithBody constructs an http.Request for the ReplaceRbacV1NamespacedRoleBinding method, with any body, and a specified content type
+func NewReplaceRbacV1NamespacedRoleBindingRequestWithBody(server string, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/rolebindings/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListRbacV1NamespacedRoleRequest constructs an http.Request for the ListRbacV1NamespacedRole method
+func NewListRbacV1NamespacedRoleRequest(server string, namespace string, params *ListRbacV1NamespacedRoleParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LabelSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldSelector != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Continue != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateRbacV1NamespacedRoleRequest calls the generic CreateRbacV1NamespacedRole builder with application/json body
+func NewCreateRbacV1NamespacedRoleRequest(server string, namespace string, params *CreateRbacV1NamespacedRoleParams, body CreateRbacV1NamespacedRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRbacV1NamespacedRoleRequestWithBody(server, namespace, params, "application/json", bodyReader)
+}
+
+// NewCreateRbacV1NamespacedRoleRequestWithBody constructs an http.Request for the CreateRbacV1NamespacedRole method, with any body, and a specified content type
+func NewCreateRbacV1NamespacedRoleRequestWithBody(server string, namespace string, params *CreateRbacV1NamespacedRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FieldValidation != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteRbacV1NamespacedRoleRequest constructs an http.Request for the DeleteRbacV1NamespacedRole method
+func NewDeleteRbacV1NamespacedRoleRequest(server string, namespace string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReadRbacV1NamespacedRoleRequest constructs an http.Request for the ReadRbacV1NamespacedRole method
+func NewReadRbacV1NamespacedRoleRequest(server string, namespace string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplaceRbacV1NamespacedRoleRequest calls the generic ReplaceRbacV1NamespacedRole builder with application/json body
+func NewReplaceRbacV1NamespacedRoleRequest(server string, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, body ReplaceRbacV1NamespacedRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceRbacV1NamespacedRoleRequestWithBody(server, namespace, name, params, "application/json", bodyReader)
+}
+
+// NewReplaceRbacV1NamespacedRoleRequestWithBody constructs an http.Request for the ReplaceRbacV1NamespacedRole method, with any body, and a specified content type
+func NewReplaceRbacV1NamespacedRoleRequestWithBody(server string, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/apis/rbac.authorization.k8s.io/v1/namespaces/%s/roles/%s", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -10345,6 +15290,216 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	ReplaceAppsV1NamespacedReplicaSetWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAppsV1NamespacedReplicaSetParams, body ReplaceAppsV1NamespacedReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAppsV1NamespacedReplicaSetResponse, error)
 
+	// ListAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// CreateAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAuthenticationV1SelfSubjectReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// CreateAuthenticationV1SelfSubjectReviewWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// DeleteAuthenticationV1SelfSubjectReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// ReadAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// ReplaceAuthenticationV1SelfSubjectReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error)
+
+	// ListAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1TokenReviewResponse, error)
+
+	// CreateAuthenticationV1TokenReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAuthenticationV1TokenReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1TokenReviewResponse, error)
+
+	// CreateAuthenticationV1TokenReviewWithResponse performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1TokenReviewResponse, error)
+
+	// DeleteAuthenticationV1TokenReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1TokenReviewResponse, error)
+
+	// ReadAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1TokenReviewResponse, error)
+
+	// ReplaceAuthenticationV1TokenReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAuthenticationV1TokenReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error)
+
+	// ReplaceAuthenticationV1TokenReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error)
+
+	// ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
+
+	// ListAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// CreateAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// CreateAuthorizationV1SelfSubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// ReadAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error)
+
+	// ListAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// CreateAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// CreateAuthorizationV1SelfSubjectRulesReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// ReadAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error)
+
+	// ListAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SubjectAccessReviewResponse, error)
+
+	// CreateAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1SubjectAccessReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SubjectAccessReviewResponse, error)
+
+	// CreateAuthorizationV1SubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SubjectAccessReviewResponse, error)
+
+	// DeleteAuthorizationV1SubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SubjectAccessReviewResponse, error)
+
+	// ReadAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SubjectAccessReviewResponse, error)
+
+	// ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error)
+
+	// ReplaceAuthorizationV1SubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error)
+
 	// ListCoordinationV1NamespacedLeaseWithResponse performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -10379,6 +15534,146 @@ type ClientWithResponsesInterface interface {
 	// ReplaceCoordinationV1NamespacedLeaseWithResponse performs a PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name} (the `ReplaceCoordinationV1NamespacedLease` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	ReplaceCoordinationV1NamespacedLeaseWithResponse(ctx context.Context, namespace string, name string, params *ReplaceCoordinationV1NamespacedLeaseParams, body ReplaceCoordinationV1NamespacedLeaseJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceCoordinationV1NamespacedLeaseResponse, error)
+
+	// ListRbacV1ClusterRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `ListRbacV1ClusterRoleBinding` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListRbacV1ClusterRoleBindingWithResponse(ctx context.Context, params *ListRbacV1ClusterRoleBindingParams, reqEditors ...RequestEditorFn) (*ListRbacV1ClusterRoleBindingResponse, error)
+
+	// CreateRbacV1ClusterRoleBindingWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateRbacV1ClusterRoleBindingWithBodyWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleBindingResponse, error)
+
+	// CreateRbacV1ClusterRoleBindingWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateRbacV1ClusterRoleBindingWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, body CreateRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleBindingResponse, error)
+
+	// DeleteRbacV1ClusterRoleBindingWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `DeleteRbacV1ClusterRoleBinding` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteRbacV1ClusterRoleBindingWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1ClusterRoleBindingResponse, error)
+
+	// ReadRbacV1ClusterRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReadRbacV1ClusterRoleBinding` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadRbacV1ClusterRoleBindingWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1ClusterRoleBindingResponse, error)
+
+	// ReplaceRbacV1ClusterRoleBindingWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1ClusterRoleBindingWithBodyWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleBindingResponse, error)
+
+	// ReplaceRbacV1ClusterRoleBindingWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1ClusterRoleBindingWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, body ReplaceRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleBindingResponse, error)
+
+	// ListRbacV1ClusterRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles (the `ListRbacV1ClusterRole` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListRbacV1ClusterRoleWithResponse(ctx context.Context, params *ListRbacV1ClusterRoleParams, reqEditors ...RequestEditorFn) (*ListRbacV1ClusterRoleResponse, error)
+
+	// CreateRbacV1ClusterRoleWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateRbacV1ClusterRoleWithBodyWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleResponse, error)
+
+	// CreateRbacV1ClusterRoleWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateRbacV1ClusterRoleWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleParams, body CreateRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleResponse, error)
+
+	// DeleteRbacV1ClusterRoleWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `DeleteRbacV1ClusterRole` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteRbacV1ClusterRoleWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1ClusterRoleResponse, error)
+
+	// ReadRbacV1ClusterRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReadRbacV1ClusterRole` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadRbacV1ClusterRoleWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1ClusterRoleResponse, error)
+
+	// ReplaceRbacV1ClusterRoleWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1ClusterRoleWithBodyWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleResponse, error)
+
+	// ReplaceRbacV1ClusterRoleWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1ClusterRoleWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, body ReplaceRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleResponse, error)
+
+	// ListRbacV1NamespacedRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `ListRbacV1NamespacedRoleBinding` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleBindingParams, reqEditors ...RequestEditorFn) (*ListRbacV1NamespacedRoleBindingResponse, error)
+
+	// CreateRbacV1NamespacedRoleBindingWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateRbacV1NamespacedRoleBindingWithBodyWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleBindingResponse, error)
+
+	// CreateRbacV1NamespacedRoleBindingWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, body CreateRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleBindingResponse, error)
+
+	// DeleteRbacV1NamespacedRoleBindingWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `DeleteRbacV1NamespacedRoleBinding` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1NamespacedRoleBindingResponse, error)
+
+	// ReadRbacV1NamespacedRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReadRbacV1NamespacedRoleBinding` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1NamespacedRoleBindingResponse, error)
+
+	// ReplaceRbacV1NamespacedRoleBindingWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1NamespacedRoleBindingWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleBindingResponse, error)
+
+	// ReplaceRbacV1NamespacedRoleBindingWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, body ReplaceRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleBindingResponse, error)
+
+	// ListRbacV1NamespacedRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `ListRbacV1NamespacedRole` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ListRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleParams, reqEditors ...RequestEditorFn) (*ListRbacV1NamespacedRoleResponse, error)
+
+	// CreateRbacV1NamespacedRoleWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	CreateRbacV1NamespacedRoleWithBodyWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleResponse, error)
+
+	// CreateRbacV1NamespacedRoleWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	CreateRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, body CreateRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleResponse, error)
+
+	// DeleteRbacV1NamespacedRoleWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `DeleteRbacV1NamespacedRole` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	DeleteRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1NamespacedRoleResponse, error)
+
+	// ReadRbacV1NamespacedRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReadRbacV1NamespacedRole` operationId) request.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReadRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1NamespacedRoleResponse, error)
+
+	// ReplaceRbacV1NamespacedRoleWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request,
+	// with any type of body and a specified content type.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1NamespacedRoleWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleResponse, error)
+
+	// ReplaceRbacV1NamespacedRoleWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request.
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	ReplaceRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, body ReplaceRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleResponse, error)
 }
 
 type ListCoreV1NamespaceResponse struct {
@@ -13251,6 +18546,1236 @@ func (r ReplaceAppsV1NamespacedReplicaSetResponse) ContentType() string {
 	return ""
 }
 
+type ListAuthenticationV1SelfSubjectReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReviewList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReviewList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthenticationV1SelfSubjectReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAuthenticationV1SelfSubjectReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAuthenticationV1SelfSubjectReview
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthenticationV1SelfSubjectReviewResponse) GetJSON201() *IoK8sApiAuthenticationV1SelfSubjectReview {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthenticationV1SelfSubjectReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAuthenticationV1SelfSubjectReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthenticationV1SelfSubjectReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAuthenticationV1SelfSubjectReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAuthenticationV1SelfSubjectReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAuthenticationV1SelfSubjectReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAuthenticationV1TokenReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1TokenReviewList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReviewList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthenticationV1TokenReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthenticationV1TokenReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthenticationV1TokenReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthenticationV1TokenReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAuthenticationV1TokenReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAuthenticationV1TokenReview
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthenticationV1TokenReviewResponse) GetJSON201() *IoK8sApiAuthenticationV1TokenReview {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthenticationV1TokenReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthenticationV1TokenReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthenticationV1TokenReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthenticationV1TokenReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAuthenticationV1TokenReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1TokenReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthenticationV1TokenReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthenticationV1TokenReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthenticationV1TokenReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthenticationV1TokenReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAuthenticationV1TokenReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1TokenReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAuthenticationV1TokenReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAuthenticationV1TokenReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAuthenticationV1TokenReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAuthenticationV1TokenReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAuthenticationV1TokenReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthenticationV1TokenReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAuthenticationV1TokenReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAuthenticationV1TokenReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAuthenticationV1TokenReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAuthenticationV1TokenReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReviewList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReviewList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON201() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAuthorizationV1SelfSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReviewList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReviewList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAuthorizationV1SelfSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON201() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAuthorizationV1SelfSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAuthorizationV1SelfSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAuthorizationV1SelfSubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAuthorizationV1SelfSubjectRulesReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReviewList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReviewList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAuthorizationV1SelfSubjectRulesReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON201() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAuthorizationV1SelfSubjectRulesReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAuthorizationV1SelfSubjectRulesReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAuthorizationV1SelfSubjectRulesReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAuthorizationV1SubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReviewList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReviewList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuthorizationV1SubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAuthorizationV1SubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiAuthorizationV1SubjectAccessReview
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAuthorizationV1SubjectAccessReviewResponse) GetJSON201() *IoK8sApiAuthorizationV1SubjectAccessReview {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAuthorizationV1SubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteAuthorizationV1SubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteAuthorizationV1SubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadAuthorizationV1SubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadAuthorizationV1SubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceAuthorizationV1SubjectAccessReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReview
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReview {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListCoordinationV1NamespacedLeaseResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13450,6 +19975,826 @@ func (r ReplaceCoordinationV1NamespacedLeaseResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReplaceCoordinationV1NamespacedLeaseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListRbacV1ClusterRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRoleBindingList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRbacV1ClusterRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRoleBindingList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRbacV1ClusterRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRbacV1ClusterRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRbacV1ClusterRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRbacV1ClusterRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateRbacV1ClusterRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRbacV1ClusterRoleBindingResponse) GetJSON201() *IoK8sApiRbacAuthorizationV1ClusterRoleBinding {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRbacV1ClusterRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRbacV1ClusterRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRbacV1ClusterRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRbacV1ClusterRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteRbacV1ClusterRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRbacV1ClusterRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRoleBinding {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRbacV1ClusterRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRbacV1ClusterRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRbacV1ClusterRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRbacV1ClusterRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadRbacV1ClusterRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadRbacV1ClusterRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRoleBinding {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadRbacV1ClusterRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadRbacV1ClusterRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadRbacV1ClusterRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadRbacV1ClusterRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceRbacV1ClusterRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceRbacV1ClusterRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRoleBinding {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceRbacV1ClusterRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceRbacV1ClusterRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceRbacV1ClusterRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceRbacV1ClusterRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListRbacV1ClusterRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRoleList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRbacV1ClusterRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRoleList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRbacV1ClusterRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRbacV1ClusterRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRbacV1ClusterRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRbacV1ClusterRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateRbacV1ClusterRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiRbacAuthorizationV1ClusterRole
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRbacV1ClusterRoleResponse) GetJSON201() *IoK8sApiRbacAuthorizationV1ClusterRole {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRbacV1ClusterRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRbacV1ClusterRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRbacV1ClusterRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRbacV1ClusterRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteRbacV1ClusterRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRole
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRbacV1ClusterRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRole {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRbacV1ClusterRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRbacV1ClusterRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRbacV1ClusterRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRbacV1ClusterRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadRbacV1ClusterRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRole
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadRbacV1ClusterRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRole {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadRbacV1ClusterRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadRbacV1ClusterRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadRbacV1ClusterRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadRbacV1ClusterRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceRbacV1ClusterRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1ClusterRole
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceRbacV1ClusterRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1ClusterRole {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceRbacV1ClusterRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceRbacV1ClusterRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceRbacV1ClusterRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceRbacV1ClusterRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListRbacV1NamespacedRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1RoleBindingList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRbacV1NamespacedRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1RoleBindingList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRbacV1NamespacedRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRbacV1NamespacedRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRbacV1NamespacedRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRbacV1NamespacedRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateRbacV1NamespacedRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiRbacAuthorizationV1RoleBinding
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRbacV1NamespacedRoleBindingResponse) GetJSON201() *IoK8sApiRbacAuthorizationV1RoleBinding {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRbacV1NamespacedRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRbacV1NamespacedRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRbacV1NamespacedRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRbacV1NamespacedRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteRbacV1NamespacedRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1RoleBinding
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRbacV1NamespacedRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1RoleBinding {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRbacV1NamespacedRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRbacV1NamespacedRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRbacV1NamespacedRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRbacV1NamespacedRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadRbacV1NamespacedRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1RoleBinding
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadRbacV1NamespacedRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1RoleBinding {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadRbacV1NamespacedRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadRbacV1NamespacedRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadRbacV1NamespacedRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadRbacV1NamespacedRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceRbacV1NamespacedRoleBindingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1RoleBinding
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceRbacV1NamespacedRoleBindingResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1RoleBinding {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceRbacV1NamespacedRoleBindingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceRbacV1NamespacedRoleBindingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceRbacV1NamespacedRoleBindingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceRbacV1NamespacedRoleBindingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListRbacV1NamespacedRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1RoleList
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRbacV1NamespacedRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1RoleList {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRbacV1NamespacedRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRbacV1NamespacedRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRbacV1NamespacedRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRbacV1NamespacedRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateRbacV1NamespacedRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *IoK8sApiRbacAuthorizationV1Role
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRbacV1NamespacedRoleResponse) GetJSON201() *IoK8sApiRbacAuthorizationV1Role {
+	return r.JSON201
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRbacV1NamespacedRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRbacV1NamespacedRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRbacV1NamespacedRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRbacV1NamespacedRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteRbacV1NamespacedRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1Role
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRbacV1NamespacedRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1Role {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRbacV1NamespacedRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRbacV1NamespacedRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRbacV1NamespacedRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRbacV1NamespacedRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReadRbacV1NamespacedRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1Role
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadRbacV1NamespacedRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1Role {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadRbacV1NamespacedRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadRbacV1NamespacedRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadRbacV1NamespacedRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadRbacV1NamespacedRoleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplaceRbacV1NamespacedRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IoK8sApiRbacAuthorizationV1Role
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceRbacV1NamespacedRoleResponse) GetJSON200() *IoK8sApiRbacAuthorizationV1Role {
+	return r.JSON200
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceRbacV1NamespacedRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceRbacV1NamespacedRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceRbacV1NamespacedRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceRbacV1NamespacedRoleResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14534,6 +21879,468 @@ func (c *ClientWithResponses) ReplaceAppsV1NamespacedReplicaSetWithResponse(ctx 
 	return ParseReplaceAppsV1NamespacedReplicaSetResponse(rsp)
 }
 
+// ListAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.ListAuthenticationV1SelfSubjectReview(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// CreateAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthenticationV1SelfSubjectReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.CreateAuthenticationV1SelfSubjectReviewWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// CreateAuthenticationV1SelfSubjectReviewWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.CreateAuthenticationV1SelfSubjectReview(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// DeleteAuthenticationV1SelfSubjectReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.DeleteAuthenticationV1SelfSubjectReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// ReadAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.ReadAuthenticationV1SelfSubjectReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.ReplaceAuthenticationV1SelfSubjectReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// ReplaceAuthenticationV1SelfSubjectReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error) {
+	rsp, err := c.ReplaceAuthenticationV1SelfSubjectReview(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthenticationV1SelfSubjectReviewResponse(rsp)
+}
+
+// ListAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.ListAuthenticationV1TokenReview(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// CreateAuthenticationV1TokenReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthenticationV1TokenReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.CreateAuthenticationV1TokenReviewWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// CreateAuthenticationV1TokenReviewWithResponse performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.CreateAuthenticationV1TokenReview(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// DeleteAuthenticationV1TokenReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.DeleteAuthenticationV1TokenReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// ReadAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.ReadAuthenticationV1TokenReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// ReplaceAuthenticationV1TokenReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthenticationV1TokenReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.ReplaceAuthenticationV1TokenReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// ReplaceAuthenticationV1TokenReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error) {
+	rsp, err := c.ReplaceAuthenticationV1TokenReview(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthenticationV1TokenReviewResponse(rsp)
+}
+
+// ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.ListAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx, namespace, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.DeleteAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.ReadAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx, namespace, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
+}
+
+// ListAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.ListAuthorizationV1SelfSubjectAccessReview(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1SelfSubjectAccessReviewWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1SelfSubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1SelfSubjectAccessReview(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.DeleteAuthorizationV1SelfSubjectAccessReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// ReadAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.ReadAuthorizationV1SelfSubjectAccessReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1SelfSubjectAccessReview(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
+}
+
+// ListAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.ListAuthorizationV1SelfSubjectRulesReview(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1SelfSubjectRulesReviewWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1SelfSubjectRulesReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1SelfSubjectRulesReview(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.DeleteAuthorizationV1SelfSubjectRulesReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// ReadAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.ReadAuthorizationV1SelfSubjectRulesReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1SelfSubjectRulesReview(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
+}
+
+// ListAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.ListAuthorizationV1SubjectAccessReview(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1SubjectAccessReviewWithBodyWithResponse(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1SubjectAccessReviewWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
+// CreateAuthorizationV1SubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.CreateAuthorizationV1SubjectAccessReview(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
+// DeleteAuthorizationV1SubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.DeleteAuthorizationV1SubjectAccessReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
+// ReadAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.ReadAuthorizationV1SubjectAccessReview(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1SubjectAccessReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
+// ReplaceAuthorizationV1SubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error) {
+	rsp, err := c.ReplaceAuthorizationV1SubjectAccessReview(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceAuthorizationV1SubjectAccessReviewResponse(rsp)
+}
+
 // ListCoordinationV1NamespacedLeaseWithResponse performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -14609,6 +22416,314 @@ func (c *ClientWithResponses) ReplaceCoordinationV1NamespacedLeaseWithResponse(c
 		return nil, err
 	}
 	return ParseReplaceCoordinationV1NamespacedLeaseResponse(rsp)
+}
+
+// ListRbacV1ClusterRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `ListRbacV1ClusterRoleBinding` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListRbacV1ClusterRoleBindingWithResponse(ctx context.Context, params *ListRbacV1ClusterRoleBindingParams, reqEditors ...RequestEditorFn) (*ListRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.ListRbacV1ClusterRoleBinding(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// CreateRbacV1ClusterRoleBindingWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1ClusterRoleBindingWithBodyWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.CreateRbacV1ClusterRoleBindingWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// CreateRbacV1ClusterRoleBindingWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings (the `CreateRbacV1ClusterRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1ClusterRoleBindingWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleBindingParams, body CreateRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.CreateRbacV1ClusterRoleBinding(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// DeleteRbacV1ClusterRoleBindingWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `DeleteRbacV1ClusterRoleBinding` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteRbacV1ClusterRoleBindingWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.DeleteRbacV1ClusterRoleBinding(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// ReadRbacV1ClusterRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReadRbacV1ClusterRoleBinding` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadRbacV1ClusterRoleBindingWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.ReadRbacV1ClusterRoleBinding(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// ReplaceRbacV1ClusterRoleBindingWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1ClusterRoleBindingWithBodyWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.ReplaceRbacV1ClusterRoleBindingWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// ReplaceRbacV1ClusterRoleBindingWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name} (the `ReplaceRbacV1ClusterRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1ClusterRoleBindingWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleBindingParams, body ReplaceRbacV1ClusterRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleBindingResponse, error) {
+	rsp, err := c.ReplaceRbacV1ClusterRoleBinding(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1ClusterRoleBindingResponse(rsp)
+}
+
+// ListRbacV1ClusterRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles (the `ListRbacV1ClusterRole` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListRbacV1ClusterRoleWithResponse(ctx context.Context, params *ListRbacV1ClusterRoleParams, reqEditors ...RequestEditorFn) (*ListRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.ListRbacV1ClusterRole(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRbacV1ClusterRoleResponse(rsp)
+}
+
+// CreateRbacV1ClusterRoleWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1ClusterRoleWithBodyWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.CreateRbacV1ClusterRoleWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1ClusterRoleResponse(rsp)
+}
+
+// CreateRbacV1ClusterRoleWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/clusterroles (the `CreateRbacV1ClusterRole` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1ClusterRoleWithResponse(ctx context.Context, params *CreateRbacV1ClusterRoleParams, body CreateRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.CreateRbacV1ClusterRole(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1ClusterRoleResponse(rsp)
+}
+
+// DeleteRbacV1ClusterRoleWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `DeleteRbacV1ClusterRole` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteRbacV1ClusterRoleWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.DeleteRbacV1ClusterRole(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRbacV1ClusterRoleResponse(rsp)
+}
+
+// ReadRbacV1ClusterRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReadRbacV1ClusterRole` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadRbacV1ClusterRoleWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.ReadRbacV1ClusterRole(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadRbacV1ClusterRoleResponse(rsp)
+}
+
+// ReplaceRbacV1ClusterRoleWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1ClusterRoleWithBodyWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.ReplaceRbacV1ClusterRoleWithBody(ctx, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1ClusterRoleResponse(rsp)
+}
+
+// ReplaceRbacV1ClusterRoleWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/clusterroles/{name} (the `ReplaceRbacV1ClusterRole` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1ClusterRoleWithResponse(ctx context.Context, name string, params *ReplaceRbacV1ClusterRoleParams, body ReplaceRbacV1ClusterRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1ClusterRoleResponse, error) {
+	rsp, err := c.ReplaceRbacV1ClusterRole(ctx, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1ClusterRoleResponse(rsp)
+}
+
+// ListRbacV1NamespacedRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `ListRbacV1NamespacedRoleBinding` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleBindingParams, reqEditors ...RequestEditorFn) (*ListRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.ListRbacV1NamespacedRoleBinding(ctx, namespace, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// CreateRbacV1NamespacedRoleBindingWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1NamespacedRoleBindingWithBodyWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.CreateRbacV1NamespacedRoleBindingWithBody(ctx, namespace, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// CreateRbacV1NamespacedRoleBindingWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings (the `CreateRbacV1NamespacedRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleBindingParams, body CreateRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.CreateRbacV1NamespacedRoleBinding(ctx, namespace, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// DeleteRbacV1NamespacedRoleBindingWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `DeleteRbacV1NamespacedRoleBinding` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.DeleteRbacV1NamespacedRoleBinding(ctx, namespace, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// ReadRbacV1NamespacedRoleBindingWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReadRbacV1NamespacedRoleBinding` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.ReadRbacV1NamespacedRoleBinding(ctx, namespace, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// ReplaceRbacV1NamespacedRoleBindingWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1NamespacedRoleBindingWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.ReplaceRbacV1NamespacedRoleBindingWithBody(ctx, namespace, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// ReplaceRbacV1NamespacedRoleBindingWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name} (the `ReplaceRbacV1NamespacedRoleBinding` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1NamespacedRoleBindingWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleBindingParams, body ReplaceRbacV1NamespacedRoleBindingJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleBindingResponse, error) {
+	rsp, err := c.ReplaceRbacV1NamespacedRoleBinding(ctx, namespace, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1NamespacedRoleBindingResponse(rsp)
+}
+
+// ListRbacV1NamespacedRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `ListRbacV1NamespacedRole` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ListRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, params *ListRbacV1NamespacedRoleParams, reqEditors ...RequestEditorFn) (*ListRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.ListRbacV1NamespacedRole(ctx, namespace, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRbacV1NamespacedRoleResponse(rsp)
+}
+
+// CreateRbacV1NamespacedRoleWithBodyWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1NamespacedRoleWithBodyWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.CreateRbacV1NamespacedRoleWithBody(ctx, namespace, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1NamespacedRoleResponse(rsp)
+}
+
+// CreateRbacV1NamespacedRoleWithResponse performs a POST /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles (the `CreateRbacV1NamespacedRole` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) CreateRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, params *CreateRbacV1NamespacedRoleParams, body CreateRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.CreateRbacV1NamespacedRole(ctx, namespace, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRbacV1NamespacedRoleResponse(rsp)
+}
+
+// DeleteRbacV1NamespacedRoleWithResponse performs a DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `DeleteRbacV1NamespacedRole` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) DeleteRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.DeleteRbacV1NamespacedRole(ctx, namespace, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRbacV1NamespacedRoleResponse(rsp)
+}
+
+// ReadRbacV1NamespacedRoleWithResponse performs a GET /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReadRbacV1NamespacedRole` operationId) request.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReadRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.ReadRbacV1NamespacedRole(ctx, namespace, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadRbacV1NamespacedRoleResponse(rsp)
+}
+
+// ReplaceRbacV1NamespacedRoleWithBodyWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request,
+// with any type of body and a specified content type.
+//
+// Returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1NamespacedRoleWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.ReplaceRbacV1NamespacedRoleWithBody(ctx, namespace, name, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1NamespacedRoleResponse(rsp)
+}
+
+// ReplaceRbacV1NamespacedRoleWithResponse performs a PUT /apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name} (the `ReplaceRbacV1NamespacedRole` operationId) request.
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+func (c *ClientWithResponses) ReplaceRbacV1NamespacedRoleWithResponse(ctx context.Context, namespace string, name string, params *ReplaceRbacV1NamespacedRoleParams, body ReplaceRbacV1NamespacedRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceRbacV1NamespacedRoleResponse, error) {
+	rsp, err := c.ReplaceRbacV1NamespacedRole(ctx, namespace, name, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceRbacV1NamespacedRoleResponse(rsp)
 }
 
 // ParseListCoreV1NamespaceResponse parses an HTTP response from a ListCoreV1NamespaceWithResponse call
@@ -16431,6 +24546,786 @@ func ParseReplaceAppsV1NamespacedReplicaSetResponse(rsp *http.Response) (*Replac
 	return response, nil
 }
 
+// ParseListAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a ListAuthenticationV1SelfSubjectReviewWithResponse call
+func ParseListAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*ListAuthenticationV1SelfSubjectReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthenticationV1SelfSubjectReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1SelfSubjectReviewList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a CreateAuthenticationV1SelfSubjectReviewWithResponse call
+func ParseCreateAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*CreateAuthenticationV1SelfSubjectReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthenticationV1SelfSubjectReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAuthenticationV1SelfSubjectReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a DeleteAuthenticationV1SelfSubjectReviewWithResponse call
+func ParseDeleteAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*DeleteAuthenticationV1SelfSubjectReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthenticationV1SelfSubjectReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1SelfSubjectReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a ReadAuthenticationV1SelfSubjectReviewWithResponse call
+func ParseReadAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*ReadAuthenticationV1SelfSubjectReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAuthenticationV1SelfSubjectReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1SelfSubjectReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a ReplaceAuthenticationV1SelfSubjectReviewWithResponse call
+func ParseReplaceAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAuthenticationV1SelfSubjectReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1SelfSubjectReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAuthenticationV1TokenReviewResponse parses an HTTP response from a ListAuthenticationV1TokenReviewWithResponse call
+func ParseListAuthenticationV1TokenReviewResponse(rsp *http.Response) (*ListAuthenticationV1TokenReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthenticationV1TokenReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1TokenReviewList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthenticationV1TokenReviewResponse parses an HTTP response from a CreateAuthenticationV1TokenReviewWithResponse call
+func ParseCreateAuthenticationV1TokenReviewResponse(rsp *http.Response) (*CreateAuthenticationV1TokenReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthenticationV1TokenReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAuthenticationV1TokenReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthenticationV1TokenReviewResponse parses an HTTP response from a DeleteAuthenticationV1TokenReviewWithResponse call
+func ParseDeleteAuthenticationV1TokenReviewResponse(rsp *http.Response) (*DeleteAuthenticationV1TokenReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthenticationV1TokenReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1TokenReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAuthenticationV1TokenReviewResponse parses an HTTP response from a ReadAuthenticationV1TokenReviewWithResponse call
+func ParseReadAuthenticationV1TokenReviewResponse(rsp *http.Response) (*ReadAuthenticationV1TokenReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAuthenticationV1TokenReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1TokenReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAuthenticationV1TokenReviewResponse parses an HTTP response from a ReplaceAuthenticationV1TokenReviewWithResponse call
+func ParseReplaceAuthenticationV1TokenReviewResponse(rsp *http.Response) (*ReplaceAuthenticationV1TokenReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAuthenticationV1TokenReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthenticationV1TokenReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
+func ParseListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReviewList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
+func ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
+func ParseDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
+func ParseReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
+func ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a ListAuthorizationV1SelfSubjectAccessReviewWithResponse call
+func ParseListAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*ListAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthorizationV1SelfSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReviewList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a CreateAuthorizationV1SelfSubjectAccessReviewWithResponse call
+func ParseCreateAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*CreateAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorizationV1SelfSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse call
+func ParseDeleteAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorizationV1SelfSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a ReadAuthorizationV1SelfSubjectAccessReviewWithResponse call
+func ParseReadAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*ReadAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAuthorizationV1SelfSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse call
+func ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAuthorizationV1SelfSubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a ListAuthorizationV1SelfSubjectRulesReviewWithResponse call
+func ParseListAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*ListAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthorizationV1SelfSubjectRulesReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReviewList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a CreateAuthorizationV1SelfSubjectRulesReviewWithResponse call
+func ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorizationV1SelfSubjectRulesReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse call
+func ParseDeleteAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorizationV1SelfSubjectRulesReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a ReadAuthorizationV1SelfSubjectRulesReviewWithResponse call
+func ParseReadAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*ReadAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAuthorizationV1SelfSubjectRulesReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse call
+func ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAuthorizationV1SelfSubjectRulesReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a ListAuthorizationV1SubjectAccessReviewWithResponse call
+func ParseListAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*ListAuthorizationV1SubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuthorizationV1SubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SubjectAccessReviewList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a CreateAuthorizationV1SubjectAccessReviewWithResponse call
+func ParseCreateAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*CreateAuthorizationV1SubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAuthorizationV1SubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiAuthorizationV1SubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a DeleteAuthorizationV1SubjectAccessReviewWithResponse call
+func ParseDeleteAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1SubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteAuthorizationV1SubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a ReadAuthorizationV1SubjectAccessReviewWithResponse call
+func ParseReadAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*ReadAuthorizationV1SubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadAuthorizationV1SubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a ReplaceAuthorizationV1SubjectAccessReviewWithResponse call
+func ParseReplaceAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceAuthorizationV1SubjectAccessReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiAuthorizationV1SubjectAccessReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListCoordinationV1NamespacedLeaseResponse parses an HTTP response from a ListCoordinationV1NamespacedLeaseWithResponse call
 func ParseListCoordinationV1NamespacedLeaseResponse(rsp *http.Response) (*ListCoordinationV1NamespacedLeaseResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16551,6 +25446,526 @@ func ParseReplaceCoordinationV1NamespacedLeaseResponse(rsp *http.Response) (*Rep
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest IoK8sApiCoordinationV1Lease
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRbacV1ClusterRoleBindingResponse parses an HTTP response from a ListRbacV1ClusterRoleBindingWithResponse call
+func ParseListRbacV1ClusterRoleBindingResponse(rsp *http.Response) (*ListRbacV1ClusterRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRbacV1ClusterRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRoleBindingList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateRbacV1ClusterRoleBindingResponse parses an HTTP response from a CreateRbacV1ClusterRoleBindingWithResponse call
+func ParseCreateRbacV1ClusterRoleBindingResponse(rsp *http.Response) (*CreateRbacV1ClusterRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRbacV1ClusterRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRbacV1ClusterRoleBindingResponse parses an HTTP response from a DeleteRbacV1ClusterRoleBindingWithResponse call
+func ParseDeleteRbacV1ClusterRoleBindingResponse(rsp *http.Response) (*DeleteRbacV1ClusterRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRbacV1ClusterRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadRbacV1ClusterRoleBindingResponse parses an HTTP response from a ReadRbacV1ClusterRoleBindingWithResponse call
+func ParseReadRbacV1ClusterRoleBindingResponse(rsp *http.Response) (*ReadRbacV1ClusterRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadRbacV1ClusterRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceRbacV1ClusterRoleBindingResponse parses an HTTP response from a ReplaceRbacV1ClusterRoleBindingWithResponse call
+func ParseReplaceRbacV1ClusterRoleBindingResponse(rsp *http.Response) (*ReplaceRbacV1ClusterRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceRbacV1ClusterRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRbacV1ClusterRoleResponse parses an HTTP response from a ListRbacV1ClusterRoleWithResponse call
+func ParseListRbacV1ClusterRoleResponse(rsp *http.Response) (*ListRbacV1ClusterRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRbacV1ClusterRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRoleList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateRbacV1ClusterRoleResponse parses an HTTP response from a CreateRbacV1ClusterRoleWithResponse call
+func ParseCreateRbacV1ClusterRoleResponse(rsp *http.Response) (*CreateRbacV1ClusterRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRbacV1ClusterRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRbacV1ClusterRoleResponse parses an HTTP response from a DeleteRbacV1ClusterRoleWithResponse call
+func ParseDeleteRbacV1ClusterRoleResponse(rsp *http.Response) (*DeleteRbacV1ClusterRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRbacV1ClusterRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadRbacV1ClusterRoleResponse parses an HTTP response from a ReadRbacV1ClusterRoleWithResponse call
+func ParseReadRbacV1ClusterRoleResponse(rsp *http.Response) (*ReadRbacV1ClusterRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadRbacV1ClusterRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceRbacV1ClusterRoleResponse parses an HTTP response from a ReplaceRbacV1ClusterRoleWithResponse call
+func ParseReplaceRbacV1ClusterRoleResponse(rsp *http.Response) (*ReplaceRbacV1ClusterRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceRbacV1ClusterRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1ClusterRole
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRbacV1NamespacedRoleBindingResponse parses an HTTP response from a ListRbacV1NamespacedRoleBindingWithResponse call
+func ParseListRbacV1NamespacedRoleBindingResponse(rsp *http.Response) (*ListRbacV1NamespacedRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRbacV1NamespacedRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1RoleBindingList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateRbacV1NamespacedRoleBindingResponse parses an HTTP response from a CreateRbacV1NamespacedRoleBindingWithResponse call
+func ParseCreateRbacV1NamespacedRoleBindingResponse(rsp *http.Response) (*CreateRbacV1NamespacedRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRbacV1NamespacedRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiRbacAuthorizationV1RoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRbacV1NamespacedRoleBindingResponse parses an HTTP response from a DeleteRbacV1NamespacedRoleBindingWithResponse call
+func ParseDeleteRbacV1NamespacedRoleBindingResponse(rsp *http.Response) (*DeleteRbacV1NamespacedRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRbacV1NamespacedRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1RoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadRbacV1NamespacedRoleBindingResponse parses an HTTP response from a ReadRbacV1NamespacedRoleBindingWithResponse call
+func ParseReadRbacV1NamespacedRoleBindingResponse(rsp *http.Response) (*ReadRbacV1NamespacedRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadRbacV1NamespacedRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1RoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceRbacV1NamespacedRoleBindingResponse parses an HTTP response from a ReplaceRbacV1NamespacedRoleBindingWithResponse call
+func ParseReplaceRbacV1NamespacedRoleBindingResponse(rsp *http.Response) (*ReplaceRbacV1NamespacedRoleBindingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceRbacV1NamespacedRoleBindingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1RoleBinding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListRbacV1NamespacedRoleResponse parses an HTTP response from a ListRbacV1NamespacedRoleWithResponse call
+func ParseListRbacV1NamespacedRoleResponse(rsp *http.Response) (*ListRbacV1NamespacedRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRbacV1NamespacedRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1RoleList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateRbacV1NamespacedRoleResponse parses an HTTP response from a CreateRbacV1NamespacedRoleWithResponse call
+func ParseCreateRbacV1NamespacedRoleResponse(rsp *http.Response) (*CreateRbacV1NamespacedRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRbacV1NamespacedRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest IoK8sApiRbacAuthorizationV1Role
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRbacV1NamespacedRoleResponse parses an HTTP response from a DeleteRbacV1NamespacedRoleWithResponse call
+func ParseDeleteRbacV1NamespacedRoleResponse(rsp *http.Response) (*DeleteRbacV1NamespacedRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRbacV1NamespacedRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1Role
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReadRbacV1NamespacedRoleResponse parses an HTTP response from a ReadRbacV1NamespacedRoleWithResponse call
+func ParseReadRbacV1NamespacedRoleResponse(rsp *http.Response) (*ReadRbacV1NamespacedRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadRbacV1NamespacedRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1Role
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplaceRbacV1NamespacedRoleResponse parses an HTTP response from a ReplaceRbacV1NamespacedRoleWithResponse call
+func ParseReplaceRbacV1NamespacedRoleResponse(rsp *http.Response) (*ReplaceRbacV1NamespacedRoleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceRbacV1NamespacedRoleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IoK8sApiRbacAuthorizationV1Role
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
