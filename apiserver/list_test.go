@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sort"
 	"testing"
 	"time"
@@ -195,5 +196,28 @@ func TestTables(t *testing.T) {
 	}
 	if _, err := s.Client.Do(ctx, client.Request{Method: http.MethodGet, Path: pods.Path("", ""), Accept: "application/vnd.kubernetes.protobuf"}); apierrors.Code(err) != 406 {
 		t.Fatalf("protobuf-only Accept: %v, want 406", err)
+	}
+}
+
+// TestListAndGetDecodeAlike: an object read by a list, a get or a watch must be
+// the same Go value (numbers are json.Number everywhere), or controllers that
+// compare a watched object with a listed one see a difference that is not there.
+func TestListAndGetDecodeAlike(t *testing.T) {
+	s, _ := setup(t, "num")
+	ctx := context.Background()
+	deps := s.Client.Resource("apps", "v1", "deployments").Namespace("num")
+	if _, err := deps.Create(ctx, deployment("web", 3)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := deps.Get(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := deps.List(ctx, client.ListOptions{})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("list: %v %v", l, err)
+	}
+	if !reflect.DeepEqual(got, l.Items[0]) {
+		t.Fatalf("get and list decode differently:\n get  %#v\n list %#v", got["spec"], l.Items[0]["spec"])
 	}
 }

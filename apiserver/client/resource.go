@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -113,8 +114,12 @@ func (rc *ResourceClient) List(ctx context.Context, opts ListOptions) (*List, er
 	if err != nil {
 		return nil, err
 	}
+	// Decode numbers as json.Number, as api.Decode does for single objects and
+	// watch events, so an object compares equal however it was read.
 	var l List
-	if err := json.Unmarshal(b, &l); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&l); err != nil {
 		return nil, fmt.Errorf("decoding list: %w", err)
 	}
 	return &l, nil
