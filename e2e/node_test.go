@@ -37,8 +37,9 @@ func startNodeCluster(t *testing.T, cmArgs ...string) *nodeCluster {
 	requireKubectl(t)
 	s := startServer(t)
 	c := &nodeCluster{cluster: &cluster{t: t, s: s, cli: s.AdminClient(t), ctx: t.Context()}, nodeDirs: map[string]string{}}
-	c.process("scheduler", "scheduler", "--kubeconfig", s.Kubeconfig)
-	c.process("controller-manager", append([]string{"controller-manager", "--kubeconfig", s.Kubeconfig}, cmArgs...)...)
+	// Without leader election, so both survive the test's server restart.
+	c.process("scheduler", "scheduler", "--kubeconfig", s.Kubeconfig, "--leader-elect=false")
+	c.process("controller-manager", append([]string{"controller-manager", "--kubeconfig", s.Kubeconfig, "--leader-elect=false"}, cmArgs...)...)
 	return c
 }
 
@@ -271,6 +272,29 @@ spec:
 		}
 		os.WriteFile(flag, nil, 0o644)
 		c.waitPod("gated", "Ready", 10*time.Second, podIsReady)
+	})
+
+	t.Run("server down 10s", func(t *testing.T) {
+		before := c.running("n1")
+		if err := c.s.Restart(10 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		after := c.running("n1")
+		for name, st := range before {
+			if after[name].Spec.ID != st.Spec.ID && name != "crasher" {
+				t.Errorf("pod %s: container %s replaced by %q during the outage", name, st.Spec.ID, after[name].Spec.ID)
+			}
+		}
+		// Status catches up: the crash loop kept counting while the hub was away.
+		p := c.pod("crasher")
+		if p == nil {
+			t.Fatal("crasher gone")
+		}
+		n := p.Status.ContainerStatuses[0].RestartCount
+		c.waitPod("crasher", "restartCount advances after the outage", 30*time.Second, func(p *corev1.Pod) bool {
+			return p.Status.ContainerStatuses[0].RestartCount > n
+		})
+		c.converged("default", "sleep", 3, 30*time.Second)
 	})
 
 	t.Run("delete stops the process within its grace", func(t *testing.T) {
