@@ -471,3 +471,17 @@ func TestPortInUseAndLimitsReported(t *testing.T) {
 	agenttest.Eventually(t, 10*time.Second, "PortInUse event", func() bool { return e.eventReason("PortInUse") })
 	agenttest.Eventually(t, 10*time.Second, "LimitsNotEnforced event", func() bool { return e.eventReason("LimitsNotEnforced") })
 }
+
+// The fake runtime runs pods without processes: Running and Ready, and a
+// delete completes.
+func TestFakeRuntime(t *testing.T) {
+	hub := apiservertest.Start(t)
+	e := &env{t: t, cli: hub.Client, dir: t.TempDir(), ca: hub.PKI().CAPEM, token: hub.Token, rt: containers.NewFake()}
+	e.run()
+	name := e.createPod(`{"containers":[{"name":"c","command":["sleep","inf"]}]}`)
+	e.waitPod(name, "Running and Ready", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning && ready(p) })
+	if _, err := e.cli.Resource("", "v1", "pods").Namespace("default").Delete(context.Background(), name, nil); err != nil {
+		t.Fatal(err)
+	}
+	agenttest.Eventually(t, 10*time.Second, "pod deleted", func() bool { return e.pod(name) == nil })
+}
