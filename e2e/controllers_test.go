@@ -34,26 +34,10 @@ func startCluster(t *testing.T, nodes int) *cluster {
 	t.Helper()
 	requireKubectl(t)
 	s := startServer(t)
-	cfg, err := client.LoadKubeconfig(s.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli := adminClient(t, s)
 	c := &cluster{t: t, s: s, cli: cli, ctx: t.Context()}
-	res := map[string]any{"cpu": "64", "memory": "256Gi", "pods": "500"}
 	for i := range nodes {
-		n, err := cli.Resource("", "v1", "nodes").Create(c.ctx, api.Object{"apiVersion": "v1", "kind": "Node",
-			"metadata": map[string]any{"name": fmt.Sprintf("node-%d", i)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n["status"] = map[string]any{"allocatable": res, "capacity": res, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-		if _, err := cli.Resource("", "v1", "nodes").Update(c.ctx, n, "status"); err != nil {
-			t.Fatal(err)
-		}
+		createNode(t, c.ctx, cli, fmt.Sprintf("node-%d", i), "64Gi")
 	}
 	c.process("scheduler", "scheduler", "--kubeconfig", s.Kubeconfig)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -93,7 +77,9 @@ func (c *cluster) process(name string, args ...string) *exec.Cmd {
 
 // controllerManager starts a controller-manager replica with short leases.
 func (c *cluster) controllerManager(id, kubeconfig string) *exec.Cmd {
-	return c.process("controller-manager-"+id, "controller-manager", "--kubeconfig", kubeconfig, "--leader-elect-identity", id,
+	// The nodes are simulated and renew no Lease: a long grace period keeps
+	// nodelifecycle from marking them unreachable however long the test takes.
+	return c.process("controller-manager-"+id, "controller-manager", "--kubeconfig", kubeconfig, "--leader-elect-identity", id, "--node-monitor-grace-period=1h",
 		"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "200ms")
 }
 

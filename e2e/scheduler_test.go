@@ -13,6 +13,7 @@ import (
 	"github.com/capstan-io/capstan/agents/agenttest"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/client"
+	"github.com/capstan-io/capstan/e2e/framework"
 )
 
 // TestSchedulerReplicas: two `capstan scheduler` processes share one Lease;
@@ -20,50 +21,14 @@ import (
 // other takes over within the lease duration plus a retry and binds the next pod.
 func TestSchedulerReplicas(t *testing.T) {
 	s := startServer(t)
-	cfg, err := client.LoadKubeconfig(s.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli := adminClient(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	createNode(t, ctx, cli, "n1", "8Gi")
 
-	nodes := cli.Resource("", "v1", "nodes")
-	n, err := nodes.Create(ctx, api.Object{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": "n1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := map[string]any{"cpu": "4", "memory": "8Gi", "pods": "110"}
-	n["status"] = map[string]any{"allocatable": res, "capacity": res, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
-	if _, err := nodes.Update(ctx, n, "status"); err != nil {
-		t.Fatal(err)
-	}
-
-	procs := map[string]*exec.Cmd{}
+	procs := map[string]*schedulerProc{}
 	for _, id := range []string{"a", "b"} {
-		cmd := exec.Command(capstanBin, "scheduler", "--kubeconfig", s.Kubeconfig, "--log-level", "debug",
-			"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "200ms")
-		logf, err := os.Create(filepath.Join(t.TempDir(), "scheduler-"+id+".log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs[id] = cmd
-		t.Cleanup(func() {
-			cmd.Process.Signal(syscall.SIGTERM)
-			cmd.Wait()
-			logf.Close()
-			if t.Failed() {
-				b, _ := os.ReadFile(logf.Name())
-				t.Logf("scheduler %s log:\n%s", id, b)
-			}
-		})
+		procs[id] = startScheduler(t, s, id)
 	}
 
 	bindPod := func(name string) {
@@ -93,10 +58,10 @@ func TestSchedulerReplicas(t *testing.T) {
 	}
 	// Both replicas share a hostname, so find the leader by its log.
 	var victim *exec.Cmd
-	for id, cmd := range procs {
-		b, _ := os.ReadFile(cmd.Stdout.(*os.File).Name())
+	for id, p := range procs {
+		b, _ := os.ReadFile(p.log.Name())
 		if strings.Contains(string(b), "started leading") {
-			victim = cmd
+			victim = p.cmd
 			t.Logf("leader is replica %s (%s)", id, leader)
 		}
 	}
@@ -106,10 +71,100 @@ func TestSchedulerReplicas(t *testing.T) {
 	killed := time.Now()
 	victim.Process.Signal(syscall.SIGKILL)
 	bindPod("second")
-	if took := time.Since(killed); took > 2*time.Second+time.Second {
+	took := time.Since(killed)
+	t.Logf("leader killed; the other replica bound the next pod after %v", took)
+	if took > 2*time.Second+time.Second {
 		t.Errorf("takeover and binding took %v, want within the 2s lease plus a retry", took)
 	}
 	if h := holder(); h == leader || h == "" {
 		t.Fatalf("lease holder after kill = %q, was %q", h, leader)
+	}
+}
+
+// TestKubectlDescribeUnschedulable: a pod that fits nowhere explains itself in
+// `kubectl describe` (condition and FailedScheduling event).
+func TestKubectlDescribeUnschedulable(t *testing.T) {
+	requireKubectl(t)
+	s := startServer(t)
+	cli := adminClient(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	createNode(t, ctx, cli, "small", "1Gi")
+	startScheduler(t, s, "only", "--leader-elect=false")
+	if _, err := cli.Resource("", "v1", "pods").Namespace("default").Create(ctx, api.Object{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "huge"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "busybox",
+			"resources": map[string]any{"requests": map[string]any{"memory": "4Gi"}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	const want = "0/1 nodes are available: 1 Insufficient memory."
+	var out string
+	agenttest.Eventually(t, 20*time.Second, "kubectl describe to show FailedScheduling", func() bool {
+		out, _ = framework.Kubectl(t, s, "describe", "pod", "huge", "-n", "default")
+		return strings.Contains(out, "FailedScheduling") && strings.Contains(out, want)
+	})
+	if !strings.Contains(out, "PodScheduled") {
+		t.Fatalf("describe shows no PodScheduled condition:\n%s", out)
+	}
+}
+
+// schedulerProc is a `capstan scheduler` child process.
+type schedulerProc struct {
+	cmd *exec.Cmd
+	log *os.File // its stdout and stderr
+}
+
+// startScheduler runs `capstan scheduler` against s with short leader
+// election timings; it is stopped when t ends.
+func startScheduler(t *testing.T, s *framework.Server, id string, extra ...string) *schedulerProc {
+	t.Helper()
+	args := append([]string{"scheduler", "--kubeconfig", s.Kubeconfig, "--log-level", "debug",
+		"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "200ms"}, extra...)
+	cmd := exec.Command(capstanBin, args...)
+	logf, err := os.Create(filepath.Join(t.TempDir(), "scheduler-"+id+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("scheduler %s log:\n%s", id, b)
+		}
+	})
+	return &schedulerProc{cmd: cmd, log: logf}
+}
+
+func adminClient(t *testing.T, s *framework.Server) *client.Client {
+	t.Helper()
+	cfg, err := client.LoadKubeconfig(s.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cli
+}
+
+// createNode registers a Ready node with 4 cpus, memory and 110 pods allocatable.
+func createNode(t *testing.T, ctx context.Context, cli *client.Client, name, memory string) {
+	t.Helper()
+	nodes := cli.Resource("", "v1", "nodes")
+	n, err := nodes.Create(ctx, api.Object{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]any{"cpu": "4", "memory": memory, "pods": "110"}
+	n["status"] = map[string]any{"allocatable": res, "capacity": res, "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+	if _, err := nodes.Update(ctx, n, "status"); err != nil {
+		t.Fatal(err)
 	}
 }

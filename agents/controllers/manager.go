@@ -9,12 +9,12 @@ import (
 
 	"github.com/capstan-io/capstan/agents/controllers/deployment"
 	"github.com/capstan-io/capstan/agents/controllers/garbagecollector"
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/namespace"
 	"github.com/capstan-io/capstan/agents/controllers/nodelifecycle"
 	"github.com/capstan-io/capstan/agents/controllers/replicaset"
 	"github.com/capstan-io/capstan/agents/controllers/serviceaccount"
 	"github.com/capstan-io/capstan/agents/events"
+	"github.com/capstan-io/capstan/agents/informer"
 	"github.com/capstan-io/capstan/agents/leaderelection"
 )
 
@@ -68,12 +68,13 @@ func (m *Manager) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	log := m.cfg.Logger.With("component", "controller-manager")
-	f := informers.New(m.cfg.Client, m.cfg.Logger)
+	f := informer.NewFactory(m.cfg.Client, 0, m.cfg.Logger)
 	var runs []func(context.Context) error
 	for _, name := range m.enabled {
 		rec := events.New(events.Config{Client: m.cfg.Client, Component: name + "-controller", Logger: m.cfg.Logger})
 		runs = append(runs, rec.Run, m.build(name, f, rec).Run)
 	}
+	runs = append(runs, f.Run) // last: every informer is requested by now
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Add(1)
@@ -82,15 +83,13 @@ func (m *Manager) run(ctx context.Context) error {
 			r(ctx)
 		}()
 	}
-	f.Start(ctx)
 	log.Info("controllers started", "controllers", m.enabled)
 	<-ctx.Done()
 	wg.Wait()
-	f.Wait()
 	return ctx.Err()
 }
 
-func (m *Manager) build(name string, f *informers.Factory, rec *events.Recorder) runner {
+func (m *Manager) build(name string, f *informer.Factory, rec *events.Recorder) runner {
 	cli, log, workers := m.cfg.Client, m.cfg.Logger.With("controller", name), m.cfg.Syncs[name]
 	switch name {
 	case replicaset.Name:

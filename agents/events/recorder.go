@@ -93,6 +93,11 @@ func (r *Recorder) Dropped() int64 { return r.dropped.Load() }
 
 // Run writes events until ctx ends; what is still buffered then is dropped.
 func (r *Recorder) Run(ctx context.Context) error {
+	defer func() {
+		if n := r.dropped.Load(); n > 0 {
+			r.log.Info("events dropped because the buffer was full", "dropped", n)
+		}
+	}()
 	sweep := time.NewTicker(r.cfg.Window)
 	defer sweep.Stop()
 	for {

@@ -54,3 +54,24 @@ func EnqueueHandler(q Enqueuer) Handler {
 		DeleteFunc: func(o api.Object) { q.Add(Key(o)) },
 	}
 }
+
+// EnqueueOwnerHandler adds, for every change to an object, the key of its
+// controller owner of kind ownerKind (namespace/ownerName): how a controller
+// hears about the objects it owns (a ReplicaSet about its pods).
+func EnqueueOwnerHandler(q Enqueuer, ownerKind string) Handler {
+	enqueue := func(o api.Object) {
+		for _, r := range api.NestedSlice(o, "metadata", "ownerReferences") {
+			m, _ := r.(map[string]any)
+			if m["kind"] == ownerKind && m["controller"] == true {
+				if name, _ := m["name"].(string); name != "" {
+					q.Add(KeyOf(o.Namespace(), name))
+				}
+			}
+		}
+	}
+	return HandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(old, n api.Object) { enqueue(old); enqueue(n) },
+		DeleteFunc: enqueue,
+	}
+}

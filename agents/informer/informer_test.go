@@ -24,7 +24,10 @@ type proxy struct {
 	*httptest.Server
 	lists, watches atomic.Int32
 	gone           atomic.Bool // answer the next watch with 410
+	goneInStream   atomic.Bool // answer the next watch with 200 and an ERROR frame carrying 410
 }
+
+const expired = `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old resource version"}`
 
 func newProxy(t *testing.T, hub *apiservertest.Server) *proxy {
 	t.Helper()
@@ -39,7 +42,12 @@ func newProxy(t *testing.T, hub *apiservertest.Server) *proxy {
 			if p.gone.CompareAndSwap(true, false) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusGone)
-				w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old resource version"}`))
+				w.Write([]byte(expired))
+				return
+			}
+			if p.goneInStream.CompareAndSwap(true, false) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"type":"ERROR","object":` + expired + "}\n"))
 				return
 			}
 		} else if r.Method == http.MethodGet {
@@ -155,8 +163,20 @@ func TestInformerListWatchResumeRelist(t *testing.T) {
 	if rec.deletes("a") != 1 {
 		t.Fatalf("delete handler for a called %d times, want 1", rec.deletes("a"))
 	}
-	if n := len(inf.Store().ByIndex(informer.IndexNamespace, "default")); n != 5 {
-		t.Fatalf("namespace index has %d, want 5", n)
+
+	// The same when the 410 comes as an ERROR frame inside a watch stream.
+	lists = p.lists.Load()
+	p.goneInStream.Store(true)
+	p.CloseClientConnections()
+	if _, err := cms.Delete(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "b gone after an in-stream 410", func() bool { return !has("b")() })
+	if p.lists.Load() == lists {
+		t.Fatal("in-stream 410 did not cause a re-list")
+	}
+	if n := len(inf.Store().ByIndex(informer.IndexNamespace, "default")); n != 4 {
+		t.Fatalf("namespace index has %d, want 4", n)
 	}
 }
 

@@ -39,3 +39,23 @@ func TestStoreIndexes(t *testing.T) {
 		t.Fatalf("SplitKey = %q %q", ns, n)
 	}
 }
+
+type keys []string
+
+func (k *keys) Add(key string) { *k = append(*k, key) }
+
+func TestEnqueueOwnerHandler(t *testing.T) {
+	t.Parallel()
+	pod := api.Object{"metadata": map[string]any{"name": "p", "namespace": "ns", "ownerReferences": []any{
+		map[string]any{"kind": "ReplicaSet", "name": "rs", "uid": "1", "controller": true},
+		map[string]any{"kind": "ReplicaSet", "name": "not-controller", "uid": "2"},
+		map[string]any{"kind": "Job", "name": "job", "uid": "3", "controller": true},
+	}}}
+	var got keys
+	h := EnqueueOwnerHandler(&got, "ReplicaSet")
+	h.OnAdd(pod, false)
+	h.OnDelete(pod)
+	if len(got) != 2 || got[0] != "ns/rs" || got[1] != "ns/rs" {
+		t.Fatalf("enqueued %v, want [ns/rs ns/rs]", got)
+	}
+}

@@ -199,6 +199,10 @@ func (e *Elector) renew(ctx context.Context, workErr <-chan error) error {
 			last = time.Now()
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case err == nil:
+			// The Lease was read and someone else holds it: we lost it already.
+			e.log.Error("lease taken by another candidate", "holder", e.observed.Holder)
+			return ErrLeadershipLost
 		case time.Since(last) >= e.cfg.RenewDeadline:
 			e.log.Error("failed to renew lease", "err", err)
 			return ErrLeadershipLost

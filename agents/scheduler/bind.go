@@ -36,12 +36,9 @@ func (s *Scheduler) bind(ctx context.Context, b binding) {
 	s.recorder.Eventf(b.pod.Object, events.Normal, "Scheduled", "Successfully assigned %s to %s", b.pod.Key, b.node)
 }
 
-// markUnschedulable parks p until the cluster changes, and tells the user
-// why: condition PodScheduled=False/Unschedulable and a FailedScheduling event.
-func (s *Scheduler) markUnschedulable(ctx context.Context, p *Pod, fe *FitError) {
-	s.mu.Lock()
-	s.unschedulable[p.Key] = struct{}{}
-	s.mu.Unlock()
+// writeUnschedulable tells the user why p fits nowhere: condition
+// PodScheduled=False/Unschedulable and a FailedScheduling event.
+func (s *Scheduler) writeUnschedulable(ctx context.Context, p *Pod, fe *FitError) {
 	msg := fe.Error()
 	s.log.Debug("unschedulable", "pod", p.Key, "reason", msg)
 	s.recorder.Event(p.Object, events.Warning, "FailedScheduling", msg)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	mrand "math/rand/v2"
 	"os"
@@ -34,10 +33,12 @@ type Scheduler struct {
 	unschedulable map[string]struct{} // pods waiting for a cluster change
 }
 
-// binding is one decision for a binder to write.
+// binding is one decision for a binder to write: a node to bind pod to, or
+// (fit set) why it fits nowhere.
 type binding struct {
 	pod  *Pod
 	node string
+	fit  *FitError
 }
 
 // New validates cfg and returns a Scheduler.
@@ -84,8 +85,9 @@ func (s *Scheduler) run(ctx context.Context) error {
 	})
 	s.bindc = make(chan binding, s.cfg.BindWorkers)
 	s.recorder = events.New(events.Config{Client: s.cfg.Client, Component: s.cfg.SchedulerName, Logger: s.cfg.Logger})
-	s.pods = informer.New(informer.Config{Client: s.cfg.Client, Version: "v1", Resource: "pods", Logger: s.cfg.Logger})
-	s.nodes = informer.New(informer.Config{Client: s.cfg.Client, Version: "v1", Resource: "nodes", Logger: s.cfg.Logger})
+	informers := informer.NewFactory(s.cfg.Client, 0, s.cfg.Logger)
+	s.pods = informers.For("", "v1", "pods")
+	s.nodes = informers.For("", "v1", "nodes")
 	s.pods.AddHandler(informer.HandlerFuncs{AddFunc: s.onPod, UpdateFunc: func(_, o api.Object) { s.onPod(o) }, DeleteFunc: s.onPodDelete})
 	s.nodes.AddHandler(informer.HandlerFuncs{AddFunc: s.onNode, UpdateFunc: func(_, o api.Object) { s.onNode(o) }, DeleteFunc: s.onNodeDelete})
 
@@ -97,13 +99,12 @@ func (s *Scheduler) run(ctx context.Context) error {
 			f(ctx)
 		}()
 	}
-	goRun(s.pods.Run)
-	goRun(s.nodes.Run)
+	goRun(informers.Run)
 	goRun(s.recorder.Run)
 	defer wg.Wait()
 	defer s.queue.ShutDown()
 	defer cancel()
-	if !informer.WaitForSync(ctx, s.pods.HasSynced, s.nodes.HasSynced) {
+	if !informer.WaitForSync(ctx, informers.HasSynced) {
 		return ctx.Err()
 	}
 	s.log.Info("caches synced, scheduling", "nodes", s.nodes.Store().Len(), "pods", s.pods.Store().Len())
@@ -113,7 +114,11 @@ func (s *Scheduler) run(ctx context.Context) error {
 		go func() {
 			defer binders.Done()
 			for b := range s.bindc {
-				s.bind(ctx, b)
+				if b.fit != nil {
+					s.writeUnschedulable(ctx, b.pod, b.fit)
+				} else {
+					s.bind(ctx, b)
+				}
 			}
 		}()
 	}
@@ -153,11 +158,13 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string, rnd *mrand.Rand
 	}
 	node, fe := s.cache.Schedule(p, rnd)
 	if fe != nil {
-		s.markUnschedulable(ctx, p, fe)
-		return
+		// Park the pod now, so its own status write does not queue it again.
+		s.mu.Lock()
+		s.unschedulable[key] = struct{}{}
+		s.mu.Unlock()
 	}
 	select {
-	case s.bindc <- binding{pod: p, node: node}:
+	case s.bindc <- binding{pod: p, node: node, fit: fe}:
 	case <-ctx.Done():
 		s.cache.Forget(key)
 	}
@@ -194,5 +201,3 @@ func (s *Scheduler) retryUnschedulable() {
 		s.queue.AddRateLimited(k)
 	}
 }
-
-func (s *Scheduler) String() string { return fmt.Sprintf("scheduler(%s)", s.cfg.SchedulerName) }

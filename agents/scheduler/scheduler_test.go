@@ -60,6 +60,17 @@ func waitPod(t *testing.T, ctx context.Context, cli *client.Client, name, what s
 	return last
 }
 
+// createUnschedulable creates a pod that fits nowhere and checks its
+// PodScheduled condition carries want.
+func createUnschedulable(t *testing.T, ctx context.Context, cli *client.Client, name, memory, want string) {
+	t.Helper()
+	makePod(t, ctx, cli, name, memory, nil)
+	o := waitPod(t, ctx, cli, name, "Unschedulable condition", func(o api.Object) bool { return unschedulableMessage(o) != "" })
+	if got := unschedulableMessage(o); got != want {
+		t.Fatalf("message = %q\nwant      %q", got, want)
+	}
+}
+
 func nodeName(o api.Object) string { return api.NestedString(o, "spec", "nodeName") }
 
 func bound(o api.Object) bool { return nodeName(o) != "" }
@@ -129,16 +140,28 @@ func TestScheduler(t *testing.T) {
 		}
 	})
 	t.Run("unschedulable explains itself and is retried when a node appears", func(t *testing.T) {
-		makePod(t, ctx, cli, "big", "2Gi", nil)
 		const want = "0/3 nodes are available: 2 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}."
-		o := waitPod(t, ctx, cli, "big", "Unschedulable condition", func(o api.Object) bool { return unschedulableMessage(o) != "" })
-		if got := unschedulableMessage(o); got != want {
-			t.Fatalf("message = %q\nwant      %q", got, want)
-		}
+		createUnschedulable(t, ctx, cli, "big", "2Gi", want)
 		waitEvent(t, ctx, cli, "big", "FailedScheduling", want)
+		// Not a hot loop: with nothing changing (its own status write included),
+		// the pod is not tried again.
+		<-time.After(500 * time.Millisecond)
+		if n := eventCount(t, ctx, cli, "big", "FailedScheduling"); n != 1 {
+			t.Fatalf("FailedScheduling count = %d after 500ms of no changes, want 1", n)
+		}
 		makeNode(t, ctx, cli, "large", "8Gi", nil, nil)
 		if got := nodeName(waitPod(t, ctx, cli, "big", "binding after a node was added", bound)); got != "large" {
 			t.Errorf("big on %q, want large", got)
+		}
+	})
+	t.Run("deleting a bound pod retries a waiting one", func(t *testing.T) {
+		const want = "0/4 nodes are available: 3 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}."
+		createUnschedulable(t, ctx, cli, "bigger", "7Gi", want)
+		if _, err := cli.Resource("", "v1", "pods").Namespace("default").Delete(ctx, "big", map[string]any{"gracePeriodSeconds": 0}); err != nil {
+			t.Fatal(err)
+		}
+		if got := nodeName(waitPod(t, ctx, cli, "bigger", "binding after big was deleted", bound)); got != "large" {
+			t.Errorf("bigger on %q, want large", got)
 		}
 	})
 }
@@ -157,4 +180,19 @@ func waitEvent(t *testing.T, ctx context.Context, cli *client.Client, pod, reaso
 		}
 		return false
 	})
+}
+
+func eventCount(t *testing.T, ctx context.Context, cli *client.Client, pod, reason string) int64 {
+	t.Helper()
+	l, err := cli.Resource("", "v1", "events").Namespace("default").List(ctx, client.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, ev := range l.Items {
+		if api.NestedString(ev, "involvedObject", "name") == pod && ev["reason"] == reason {
+			n += api.Int64(ev["count"])
+		}
+	}
+	return n
 }

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/capstan-io/capstan/apiserver/apierrors"
@@ -19,6 +21,10 @@ import (
 type Config struct {
 	// Server is the base URL, such as https://127.0.0.1:6443.
 	Server string
+	// FallbackServers are further base URLs of the same cluster (other hub
+	// replicas). When a connection to the current server cannot be made, the
+	// request is sent to the next one, which then stays current.
+	FallbackServers []string
 	// CAData is the PEM of the CA that signed the serving certificate.
 	CAData []byte
 	// CertData and KeyData are a PEM client certificate and key, if any.
@@ -31,8 +37,10 @@ type Config struct {
 
 // Client talks to one hub.
 type Client struct {
-	cfg  Config
-	http *http.Client
+	cfg     Config
+	http    *http.Client
+	servers []string     // Server, then FallbackServers
+	cur     atomic.Int32 // index into servers of the one in use
 }
 
 // New returns a Client for cfg.
@@ -64,14 +72,14 @@ func New(cfg Config) (*Client, error) {
 		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &Client{cfg: cfg, http: &http.Client{Transport: tr}}, nil
+	return &Client{cfg: cfg, http: &http.Client{Transport: tr}, servers: append([]string{cfg.Server}, cfg.FallbackServers...)}, nil
 }
 
 // HTTPClient is the underlying client, for callers that need raw requests.
 func (c *Client) HTTPClient() *http.Client { return c.http }
 
-// Server is the base URL.
-func (c *Client) Server() string { return c.cfg.Server }
+// Server is the base URL in use.
+func (c *Client) Server() string { return c.servers[c.cur.Load()] }
 
 // Request is one raw API call.
 type Request struct {
@@ -102,8 +110,32 @@ func (c *Client) Do(ctx context.Context, req Request) ([]byte, error) {
 	return b, nil
 }
 
+// send sends req to the current server; if no connection can be made to it,
+// the other servers are tried in turn. Only dial failures fail over: the
+// request never reached a server, so even a create is safe to resend.
 func (c *Client) send(ctx context.Context, req Request) (*http.Response, error) {
-	url := c.cfg.Server + req.Path
+	start := int(c.cur.Load())
+	var err error
+	for i := range c.servers {
+		idx := (start + i) % len(c.servers)
+		var resp *http.Response
+		resp, err = c.sendTo(ctx, c.servers[idx], req)
+		if err == nil {
+			if idx != start {
+				c.cur.CompareAndSwap(int32(start), int32(idx))
+			}
+			return resp, nil
+		}
+		var op *net.OpError
+		if ctx.Err() != nil || !errors.As(err, &op) || op.Op != "dial" {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+func (c *Client) sendTo(ctx context.Context, server string, req Request) (*http.Response, error) {
+	url := server + req.Path
 	if req.Query != "" {
 		url += "?" + req.Query
 	}

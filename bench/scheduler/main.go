@@ -27,6 +27,7 @@ type Config struct {
 	UnsafeNoFsync bool          // run etcd without fsync
 	Timeout       time.Duration // bound on the whole run
 	Verbose       bool          // log the hub and the scheduler to stderr
+	CPUProfile    string        // if set, a CPU profile of the scheduling phase (hub and scheduler) is written here
 }
 
 // Validate reports settings the run cannot use.
@@ -48,6 +49,7 @@ func main() {
 	flag.BoolVar(&cfg.UnsafeNoFsync, "unsafe-no-fsync", false, "run etcd without fsync")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "bound on the whole run")
 	flag.BoolVar(&cfg.Verbose, "v", false, "log the hub and scheduler")
+	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the scheduling phase to this file")
 	flag.Parse()
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/scheduler:", err)

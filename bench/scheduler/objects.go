@@ -31,13 +31,16 @@ func createNodes(ctx context.Context, cli *client.Client, n int) error {
 	})
 }
 
-// createPods makes n identical pending pods and returns a resourceVersion
+// createPods makes n identical pending pods of one owner and returns a resourceVersion
 // from after the last of them.
 func createPods(ctx context.Context, cli *client.Client, n int) (string, error) {
 	pods := cli.Resource("", "v1", "pods").Namespace("default")
 	err := parallel(ctx, n, 32, func(ctx context.Context, i int) error {
 		_, err := pods.Create(ctx, api.Object{"apiVersion": "v1", "kind": "Pod",
-			"metadata": map[string]any{"name": fmt.Sprintf("pod-%05d", i), "labels": map[string]any{"app": "bench"}},
+			"metadata": map[string]any{"name": fmt.Sprintf("pod-%05d", i), "labels": map[string]any{"app": "bench"},
+				// One owner, as for the pods of one ReplicaSet, so spreading by owner is scored too.
+				"ownerReferences": []any{map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "bench",
+					"uid": "00000000-0000-0000-0000-00000000bench", "controller": true}}},
 			"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "registry.k8s.io/pause:3.10",
 				"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}}}}}})
 		if err != nil {

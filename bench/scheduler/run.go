@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/capstan-io/capstan/agents/scheduler"
@@ -26,12 +29,16 @@ type result struct {
 	MaxPerNode     int
 	Spread         int
 	SetupNodesPods time.Duration
+	// CPU is the CPU time this process (hub, etcd, scheduler and the counting
+	// watch) used from scheduler start to the last binding.
+	CPU time.Duration
 }
 
 func (r result) print(w io.Writer, cfg Config) {
-	fmt.Fprintf(w, "| scheduler: %d pods on %d nodes | %.0f pods/s (%.2fs from scheduler start, incl. cache sync) | %.0f pods/s (first to last binding, %.2fs) | per-node %d..%d, spread %d |\n",
+	fmt.Fprintf(w, "| scheduler: %d pods on %d nodes | %.0f pods/s (%.2fs from scheduler start, incl. cache sync) | %.0f pods/s (first to last binding, %.2fs) | per-node %d..%d, spread %d | CPU %.2fs (%.2f ms/pod; %.0f pods/s if %d idle CPUs were all ours) |\n",
 		cfg.Pods, cfg.Nodes, float64(r.Bound)/r.Total.Seconds(), r.Total.Seconds(),
-		float64(r.Bound)/r.BindPhase.Seconds(), r.BindPhase.Seconds(), r.MinPerNode, r.MaxPerNode, r.Spread)
+		float64(r.Bound)/r.BindPhase.Seconds(), r.BindPhase.Seconds(), r.MinPerNode, r.MaxPerNode, r.Spread,
+		r.CPU.Seconds(), r.CPU.Seconds()*1000/float64(r.Bound), float64(runtime.NumCPU())*float64(r.Bound)/r.CPU.Seconds(), runtime.NumCPU())
 }
 
 func run(ctx context.Context, cfg Config) (result, error) {
@@ -65,8 +72,20 @@ func run(ctx context.Context, cfg Config) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return result{}, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return result{}, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	sctx, scancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	cpu0 := cpuTime()
 	start := time.Now()
 	wg.Add(1)
 	go func() {
@@ -101,6 +120,7 @@ func run(ctx context.Context, cfg Config) (result, error) {
 			perNode[node]++
 		}
 	}
+	res.CPU = cpuTime() - cpu0
 	res.Bound = len(seen)
 	res.Total = last.Sub(start)
 	res.BindPhase = last.Sub(first)
@@ -161,4 +181,13 @@ func freeURL() string {
 	}
 	defer l.Close()
 	return "http://" + l.Addr().String()
+}
+
+// cpuTime is the user plus system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -25,7 +25,11 @@ func runControllerManager(ctx context.Context, args []string) error {
 	fs.DurationVar(&cfg.PodEvictionTimeout, "pod-eviction-timeout", 300e9, "default toleration of unreachable nodes before their pods are evicted")
 	syncs := map[string]*int{}
 	for _, n := range controllers.Names {
-		syncs[n] = fs.Int("concurrent-"+n+"-syncs", 0, "objects the "+n+" controller syncs at once (0: its default)")
+		flagName := n
+		if n == "garbagecollector" {
+			flagName = "gc" // kube-controller-manager's --concurrent-gc-syncs
+		}
+		syncs[n] = fs.Int("concurrent-"+flagName+"-syncs", 0, "objects the "+n+" controller syncs at once (0: its default)")
 	}
 	logf := addLogFlags(fs)
 	fs.Parse(args)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"strings"
 
 	"github.com/capstan-io/capstan/agents/scheduler"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -21,6 +22,7 @@ func runScheduler(ctx context.Context, args []string) error {
 	fs.DurationVar(&cfg.LeaseDuration, "leader-elect-lease-duration", 15e9, "how long standbys wait after the last renewal they saw")
 	fs.DurationVar(&cfg.RenewDeadline, "leader-elect-renew-deadline", 10e9, "how long the leader tries to renew before giving up")
 	fs.DurationVar(&cfg.RetryPeriod, "leader-elect-retry-period", 2e9, "wait between acquire and renew attempts")
+	fallbacks := fs.String("fallback-servers", "", "comma-separated further hub URLs, tried when the kubeconfig's server cannot be reached")
 	logf := addLogFlags(fs)
 	fs.Parse(args)
 	log, err := logf.logger()
@@ -33,6 +35,9 @@ func runScheduler(ctx context.Context, args []string) error {
 	ccfg, err := client.LoadKubeconfig(*kubeconfig)
 	if err != nil {
 		return err
+	}
+	if *fallbacks != "" {
+		ccfg.FallbackServers = strings.Split(*fallbacks, ",")
 	}
 	if cfg.Client, err = client.New(ccfg); err != nil {
 		return err

@@ -1,5 +1,6 @@
-// Package controllertest starts a hub and shared informers for controller
-// integration tests.
+// Package controllertest holds shared informers, an event recorder and
+// helpers for controller integration tests against a hub the test starts
+// (with apiserver/apiservertest, which agents/** may import from tests only).
 package controllertest
 
 import (
@@ -9,29 +10,25 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/agents/agenttest"
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/events"
+	"github.com/capstan-io/capstan/agents/informer"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
-	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"
 )
 
-// Env is a hub with a client, shared informers and an event recorder.
+// Env is a client of a hub, shared informers and an event recorder.
 type Env struct {
-	Hub       *apiservertest.Server
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Ctx       context.Context
 }
 
-// Start starts a hub; call Run once controllers are registered.
-func Start(t *testing.T) *Env {
-	t.Helper()
-	hub := apiservertest.Start(t)
-	return &Env{Hub: hub, Client: hub.Client, Informers: informers.New(hub.Client, nil),
-		Recorder: events.New(events.Config{Client: hub.Client, Component: "test-controller"}), Ctx: context.Background()}
+// New returns an Env on cli; call Run once controllers are registered.
+func New(cli *client.Client) *Env {
+	return &Env{Client: cli, Informers: informer.NewFactory(cli, 0, nil),
+		Recorder: events.New(events.Config{Client: cli, Component: "test-controller"}), Ctx: context.Background()}
 }
 
 // Run starts the informers, the recorder and each run function, and stops
@@ -40,8 +37,7 @@ func (e *Env) Run(t *testing.T, runs ...func(context.Context) error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	e.Informers.Start(ctx)
-	for _, r := range append(runs, e.Recorder.Run) {
+	for _, r := range append(runs, e.Recorder.Run, e.Informers.Run) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -51,7 +47,7 @@ func (e *Env) Run(t *testing.T, runs ...func(context.Context) error) {
 	t.Cleanup(func() {
 		cancel()
 		done := make(chan struct{})
-		go func() { wg.Wait(); e.Informers.Wait(); close(done) }()
+		go func() { wg.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

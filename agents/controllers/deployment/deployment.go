@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
@@ -29,7 +28,7 @@ const (
 // Config wires the controller.
 type Config struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Logger    *slog.Logger
 	Workers   int
@@ -48,7 +47,7 @@ func New(cfg Config) *Controller {
 	if cfg.Workers == 0 {
 		cfg.Workers = 5
 	}
-	c := &Controller{cfg: cfg, deps: cfg.Informers.Deployments(), rss: cfg.Informers.ReplicaSets(), pods: cfg.Informers.Pods(), now: time.Now}
+	c := &Controller{cfg: cfg, deps: cfg.Informers.For("apps", "v1", "deployments"), rss: cfg.Informers.For("apps", "v1", "replicasets"), pods: cfg.Informers.For("", "v1", "pods"), now: time.Now}
 	c.ctrl = reconcile.New(Name, c, reconcile.Options{Logger: cfg.Logger,
 		WaitFor: []func() bool{c.deps.HasSynced, c.rss.HasSynced, c.pods.HasSynced}})
 	c.deps.AddHandler(informer.EnqueueHandler(c.ctrl.Queue()))

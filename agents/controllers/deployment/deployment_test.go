@@ -11,6 +11,7 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/controllers/replicaset"
 	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
 )
 
 func newDeployment(name string, replicas int, strategy map[string]any) api.Object {
@@ -22,7 +23,7 @@ func newDeployment(name string, replicas int, strategy map[string]any) api.Objec
 }
 
 func start(t *testing.T) *controllertest.Env {
-	env := controllertest.Start(t)
+	env := controllertest.New(apiservertest.Start(t).Client)
 	d := deployment.New(deployment.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder})
 	r := replicaset.New(replicaset.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder})
 	env.Run(t, d.Run, r.Run, controllertest.FakeKubelet(env.Client, false))

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
@@ -28,7 +27,7 @@ const (
 // Config wires the collector.
 type Config struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Logger    *slog.Logger
 	Workers   int

@@ -8,6 +8,7 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
 )
 
 func configMap(name string, owners ...api.Object) api.Object {
@@ -25,7 +26,7 @@ func configMap(name string, owners ...api.Object) api.Object {
 }
 
 func TestGarbageCollector(t *testing.T) {
-	env := controllertest.Start(t)
+	env := controllertest.New(apiservertest.Start(t).Client)
 	g := garbagecollector.New(garbagecollector.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder})
 	env.Run(t, g.Run)
 	cms := env.Client.Resource("", "v1", "configmaps").Namespace("default")

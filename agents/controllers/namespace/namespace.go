@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
@@ -31,7 +30,7 @@ const finalizer = "kubernetes"
 // Config wires the controller.
 type Config struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Logger    *slog.Logger
 	Workers   int
@@ -65,7 +64,7 @@ func New(cfg Config) *Controller {
 			}
 		}
 	}
-	c := &Controller{cfg: cfg, ns: cfg.Informers.Namespaces()}
+	c := &Controller{cfg: cfg, ns: cfg.Informers.For("", "v1", "namespaces")}
 	c.ctrl = reconcile.New(Name, c, reconcile.Options{Logger: cfg.Logger, WaitFor: []func() bool{c.ns.HasSynced}})
 	c.ns.AddHandler(informer.EnqueueHandler(c.ctrl.Queue()))
 	return c

@@ -7,10 +7,11 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/namespace"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
 )
 
 func TestNamespaceDeletion(t *testing.T) {
-	env := controllertest.Start(t)
+	env := controllertest.New(apiservertest.Start(t).Client)
 	c := namespace.New(namespace.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder})
 	env.Run(t, c.Run)
 	env.Create(t, "", "v1", "namespaces", api.Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "doomed"}})

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
 	"github.com/capstan-io/capstan/agents/reconcile"
@@ -26,7 +25,7 @@ const (
 // Config wires the controller.
 type Config struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Logger    *slog.Logger
 	Workers   int
@@ -63,8 +62,8 @@ func New(cfg Config) *Controller {
 	if cfg.EvictionTimeout == 0 {
 		cfg.EvictionTimeout = 300 * time.Second
 	}
-	c := &Controller{cfg: cfg, nodes: cfg.Informers.Nodes(), leases: cfg.Informers.For("coordination.k8s.io", "v1", "leases"),
-		pods: cfg.Informers.Pods(), now: time.Now, seen: map[string]observed{}}
+	c := &Controller{cfg: cfg, nodes: cfg.Informers.For("", "v1", "nodes"), leases: cfg.Informers.For("coordination.k8s.io", "v1", "leases"),
+		pods: cfg.Informers.For("", "v1", "pods"), now: time.Now, seen: map[string]observed{}}
 	c.ctrl = reconcile.New(Name, c, reconcile.Options{Logger: cfg.Logger,
 		WaitFor: []func() bool{c.nodes.HasSynced, c.leases.HasSynced, c.pods.HasSynced}})
 	q := c.ctrl.Queue()

@@ -9,10 +9,11 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/nodelifecycle"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
 )
 
 func TestUnreachableNode(t *testing.T) {
-	env := controllertest.Start(t)
+	env := controllertest.New(apiservertest.Start(t).Client)
 	c := nodelifecycle.New(nodelifecycle.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder,
 		GracePeriod: 700 * time.Millisecond, EvictionTimeout: 500 * time.Millisecond})
 	env.Run(t, c.Run)

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
@@ -20,7 +19,7 @@ const Name = "replicaset"
 // Config wires the controller.
 type Config struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Logger    *slog.Logger
 	// Workers is how many ReplicaSets are synced at once (default 5).
@@ -49,7 +48,7 @@ func New(cfg Config) *Controller {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Controller{cfg: cfg, pods: cfg.Informers.Pods(), rss: cfg.Informers.ReplicaSets(),
+	c := &Controller{cfg: cfg, pods: cfg.Informers.For("", "v1", "pods"), rss: cfg.Informers.For("apps", "v1", "replicasets"),
 		exp: NewExpectations(5 * time.Minute), now: time.Now}
 	c.ctrl = reconcile.New(Name, c, reconcile.Options{Logger: cfg.Logger, WaitFor: []func() bool{c.pods.HasSynced, c.rss.HasSynced}})
 	c.rss.AddHandler(informer.HandlerFuncs{

@@ -7,6 +7,7 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/controllers/replicaset"
 	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
 )
 
 func ownedPods(t *testing.T, env *controllertest.Env, uid string) []api.Object {
@@ -21,7 +22,7 @@ func ownedPods(t *testing.T, env *controllertest.Env, uid string) []api.Object {
 }
 
 func TestReplicaSetController(t *testing.T) {
-	env := controllertest.Start(t)
+	env := controllertest.New(apiservertest.Start(t).Client)
 	c := replicaset.New(replicaset.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder})
 	env.Run(t, c.Run)
 

@@ -2,13 +2,17 @@ package replicaset
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
+	"github.com/capstan-io/capstan/agents/internal/wait"
 	"github.com/capstan-io/capstan/agents/reconcile"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
@@ -131,8 +135,7 @@ func (c *Controller) createBatch(ctx context.Context, rs api.Object, n int) (int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pod := PodFromTemplate(rs)
-			created, err := c.cfg.Client.Resource("", "v1", "pods").Namespace(rs.Namespace()).Create(ctx, pod)
+			created, err := c.createPod(ctx, rs)
 			if err != nil {
 				c.exp.CreationObserved(key)
 				c.cfg.Recorder.Eventf(rs, events.Warning, "FailedCreate", "Error creating: %v", err)
@@ -151,6 +154,51 @@ func (c *Controller) createBatch(ctx context.Context, rs api.Object, n int) (int
 		return n, fmt.Errorf("creating pods for %s: %w", key, first)
 	}
 	return n, nil
+}
+
+// createPod creates one pod for rs. The name is chosen here, not by the hub
+// (generateName), so that a create whose answer was lost with its
+// connection can be retried without risk: AlreadyExists from our own pod
+// means the first attempt succeeded. Only definite failures are errors.
+func (c *Controller) createPod(ctx context.Context, rs api.Object) (api.Object, error) {
+	pods := c.cfg.Client.Resource("", "v1", "pods").Namespace(rs.Namespace())
+	pod := PodFromTemplate(rs)
+	md := pod.Meta()
+	delete(md, "generateName")
+	md["name"] = rs.Name() + "-" + randomSuffix()
+	var err error
+	for attempt := range 5 {
+		if attempt > 0 && !wait.Sleep(ctx, time.Duration(attempt)*100*time.Millisecond) {
+			return nil, ctx.Err()
+		}
+		var created api.Object
+		created, err = pods.Create(ctx, pod)
+		var se *apierrors.StatusError
+		switch {
+		case err == nil:
+			return created, nil
+		case apierrors.IsAlreadyExists(err):
+			existing, gerr := pods.Get(ctx, pod.Name())
+			if ref, ok := meta.ControllerRef(existing); gerr == nil && ok && ref.UID == rs.UID() {
+				return existing, nil
+			}
+			return nil, err
+		case errors.As(err, &se):
+			return nil, err // the hub answered: a definite failure
+		}
+	}
+	return nil, err
+}
+
+// randomSuffix is five characters of the alphabet Kubernetes uses for
+// generated names.
+func randomSuffix() string {
+	const alphanums = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = alphanums[rand.IntN(len(alphanums))]
+	}
+	return string(b)
 }
 
 func (c *Controller) deletePod(ctx context.Context, rs, p api.Object) error {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/capstan-io/capstan/agents/controllers/informers"
 	"github.com/capstan-io/capstan/agents/controllers/meta"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
@@ -27,7 +26,7 @@ const DefaultName = "default"
 // Config wires the controller.
 type Config struct {
 	Client    *client.Client
-	Informers *informers.Factory
+	Informers *informer.Factory
 	Recorder  *events.Recorder
 	Logger    *slog.Logger
 	Workers   int
@@ -45,7 +44,7 @@ func New(cfg Config) *Controller {
 	if cfg.Workers == 0 {
 		cfg.Workers = 2
 	}
-	c := &Controller{cfg: cfg, ns: cfg.Informers.Namespaces(), sas: cfg.Informers.For("", "v1", "serviceaccounts")}
+	c := &Controller{cfg: cfg, ns: cfg.Informers.For("", "v1", "namespaces"), sas: cfg.Informers.For("", "v1", "serviceaccounts")}
 	c.ctrl = reconcile.New(Name, c, reconcile.Options{Logger: cfg.Logger, WaitFor: []func() bool{c.ns.HasSynced, c.sas.HasSynced}})
 	q := c.ctrl.Queue()
 	c.ns.AddHandler(informer.HandlerFuncs{AddFunc: func(o api.Object) { q.Add(o.Name()) }, UpdateFunc: func(_, o api.Object) { q.Add(o.Name()) }})

@@ -6,10 +6,11 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/controllertest"
 	"github.com/capstan-io/capstan/agents/controllers/serviceaccount"
 	"github.com/capstan-io/capstan/apiserver/api"
+	"github.com/capstan-io/capstan/apiserver/apiservertest"
 )
 
 func TestDefaultServiceAccount(t *testing.T) {
-	env := controllertest.Start(t)
+	env := controllertest.New(apiservertest.Start(t).Client)
 	c := serviceaccount.New(serviceaccount.Config{Client: env.Client, Informers: env.Informers, Recorder: env.Recorder})
 	env.Run(t, c.Run)
 	env.Create(t, "", "v1", "namespaces", api.Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}})

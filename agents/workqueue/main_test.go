@@ -1,0 +1,9 @@
+package workqueue
+
+import (
+	"testing"
+
+	"github.com/capstan-io/capstan/agents/agenttest"
+)
+
+func TestMain(m *testing.M) { agenttest.Main(m) }
