@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(shimEnv) == "1" {
 		os.Exit(containers.ShimMain(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	agenttest.Main(m)
 }
 
 type env struct {
@@ -359,7 +359,7 @@ func (e *env) logs(name, query string) string {
 // previous, and follow.
 func TestLogs(t *testing.T) {
 	e := start(t)
-	name := e.createPod(`{"containers":[{"name":"c","command":["sh","-c","echo one; echo two >&2; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
+	name := e.createPod(`{"containers":[{"name":"c","command":["sh","-c","echo one; sleep 0.1; echo two >&2; sleep 0.1; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
 	e.waitPod(name, "restarted once", func(p *corev1.Pod) bool {
 		cs := p.Status.ContainerStatuses
 		return len(cs) == 1 && cs[0].RestartCount >= 1
