@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -410,4 +412,43 @@ func TestFakeNodes3000Pods(t *testing.T) {
 		return n == 3000
 	})
 	t.Logf("3000 pods on 100 fake nodes: created in %v, all Running after %v", created, time.Since(start))
+}
+
+// `capstan up` alone runs the README walk: a node, the example web
+// Deployment Running, its log, scaling and curl to a pod.
+func TestUpWalkthrough(t *testing.T) {
+	requireKubectl(t)
+	if testing.Short() {
+		t.Skip("e2e: skipped under -short")
+	}
+	s := framework.StartUp(t, capstanBin, "--name", "up-node", "--address", "127.0.0.1", "--listen-address", "127.0.0.1:0",
+		"--node-data-dir", filepath.Join(t.TempDir(), "node"))
+	c := &nodeCluster{cluster: &cluster{t: t, s: s, cli: s.AdminClient(t), ctx: t.Context()}, nodeDirs: map[string]string{"up-node": ""}}
+	agenttest.Eventually(t, 20*time.Second, "node up-node Ready", func() bool {
+		n, err := c.cli.Resource("", "v1", "nodes").Get(c.ctx, "up-node")
+		return err == nil && nodeReady(n)
+	})
+	root, _ := filepath.Abs("..")
+	c.kubectl("apply", "-f", filepath.Join(root, "examples", "web.yaml"))
+	c.converged("default", "web", 2, 30*time.Second)
+	pod := c.pods("default", "web")[0].Name()
+	var port string
+	agenttest.Eventually(t, 10*time.Second, "the server's port in its log", func() bool {
+		out, _ := framework.Kubectl(t, s, "logs", pod)
+		if _, rest, ok := strings.Cut(out, " port "); ok {
+			port, _, _ = strings.Cut(rest, " ")
+		}
+		return port != ""
+	})
+	resp, err := http.Get("http://127.0.0.1:" + port + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.TrimSpace(string(body)) != pod {
+		t.Errorf("curl / = %q, want the pod name %q", body, pod)
+	}
+	c.kubectl("scale", "deployment", "web", "--replicas=3")
+	c.converged("default", "web", 3, 30*time.Second)
 }
