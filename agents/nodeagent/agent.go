@@ -55,7 +55,9 @@ func New(cfg Config) (*Agent, error) {
 		state:       map[string]*podState{},
 	}
 	a.pods = informer.New(informer.Config{Client: cfg.Client, Version: "v1", Resource: "pods",
-		FieldSelector: "spec.nodeName=" + cfg.NodeName, Logger: a.log})
+		FieldSelector: "spec.nodeName=" + cfg.NodeName, Logger: a.log,
+		// A node must notice deletions soon after the hub is back; its watch is small.
+		MaxBackoff: 2 * time.Second})
 	a.pods.AddHandler(informer.HandlerFuncs{
 		AddFunc:    func(api.Object) { a.poke() },
 		UpdateFunc: func(_, _ api.Object) { a.poke() },

@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -31,18 +36,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv(shimEnv) == "1" {
 		os.Exit(containers.ShimMain(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	agenttest.Main(m)
 }
 
 type env struct {
-	t      *testing.T
-	cli    *client.Client
-	ca     []byte
-	token  string
-	dir    string
-	rt     containers.Runtime
-	cancel context.CancelFunc
-	done   chan struct{}
+	t   *testing.T
+	cli *client.Client
+	ca  []byte
+	// agentCli, if set, is the agent's client (through a proxy the test can cut).
+	agentCli *client.Client
+	token    string
+	dir      string
+	rt       containers.Runtime
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 func newProcessRuntime(t *testing.T, dir string) containers.Runtime {
@@ -75,7 +82,11 @@ func start(t *testing.T) *env {
 }
 
 func (e *env) run() {
-	a, err := nodeagent.New(nodeagent.Config{Client: e.cli, NodeName: "n1", Runtime: e.rt, DataDir: e.dir,
+	cli := e.cli
+	if e.agentCli != nil {
+		cli = e.agentCli
+	}
+	a, err := nodeagent.New(nodeagent.Config{Client: cli, NodeName: "n1", Runtime: e.rt, DataDir: e.dir,
 		Address: "127.0.0.1", BackoffBase: 200 * time.Millisecond, BackoffMax: 2 * time.Second, SyncPeriod: 100 * time.Millisecond,
 		LeaseRenewInterval: time.Second, ListenAddress: "127.0.0.1:0", ClientCA: e.ca})
 	if err != nil {
@@ -348,12 +359,11 @@ func (e *env) logs(name, query string) string {
 // previous, and follow.
 func TestLogs(t *testing.T) {
 	e := start(t)
-	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sh","-c","echo one; sleep 0.2; echo two >&2; sleep 0.2; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sh","-c","echo one; sleep 0.1; echo two >&2; sleep 0.1; printf three; sleep 0.5; echo; echo four; exit 3"]}]}`)
 	e.waitPod(name, "restarted once", func(p *corev1.Pod) bool {
 		cs := p.Status.ContainerStatuses
 		return len(cs) == 1 && cs[0].RestartCount >= 1
 	})
-	// stdout and stderr are separate pipes, so the pauses keep their lines in order.
 	if got, want := e.logs(name, "previous=true"), "one\ntwo\nthree\nfour\n"; got != want {
 		t.Errorf("previous log = %q, want %q", got, want)
 	}
@@ -382,4 +392,96 @@ func TestLogs(t *testing.T) {
 			t.Fatalf("follow line %d = %q (%v)", i, sc.Text(), sc.Err())
 		}
 	}
+}
+
+// With the hub unreachable, a killed process is still restarted; the true
+// status is written once the hub is back.
+func TestHubOutage(t *testing.T) {
+	hub := apiservertest.Start(t)
+	var down atomic.Bool
+	u, _ := url.Parse(hub.URL())
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = hub.Client.HTTPClient().Transport
+	rp.FlushInterval = -1
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "hub down", http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	agentCli, err := client.New(client.Config{Server: proxy.URL, Token: hub.Token, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, cli: hub.Client, dir: t.TempDir(), ca: hub.PKI().CAPEM, token: hub.Token, agentCli: agentCli}
+	e.rt = newProcessRuntime(t, e.dir)
+	e.run()
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sleep","300"]}]}`)
+	e.waitPod(name, "Ready", ready)
+	before := e.running(name)
+
+	down.Store(true)
+	proxy.CloseClientConnections()
+	syscall.Kill(before.PID, syscall.SIGKILL)
+	agenttest.Eventually(t, 10*time.Second, "restarted while the hub is down", func() bool {
+		list, _ := e.rt.List(context.Background())
+		for _, c := range list {
+			if c.State == containers.StateRunning && c.Spec.ID != before.Spec.ID {
+				return true
+			}
+		}
+		return false
+	})
+	if p := e.pod(name); p.Status.ContainerStatuses[0].RestartCount != 0 {
+		t.Fatalf("status written through a down hub?")
+	}
+	down.Store(false)
+	e.waitPod(name, "restartCount 1 reported after the outage", func(p *corev1.Pod) bool {
+		cs := p.Status.ContainerStatuses
+		return len(cs) == 1 && cs[0].RestartCount == 1 && cs[0].State.Running != nil && ready(p)
+	})
+}
+
+func (e *env) eventReason(reason string) bool {
+	l, err := e.cli.Resource("", "v1", "events").Namespace("default").List(context.Background(), client.ListOptions{})
+	if err != nil {
+		return false
+	}
+	for _, ev := range l.Items {
+		if ev["reason"] == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// A containerPort already bound on the node and unenforced limits are reported as events.
+func TestPortInUseAndLimitsReported(t *testing.T) {
+	e := start(t)
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	e.createPod(fmt.Sprintf(`{"containers":[{"name":"c","image":"busybox","command":["sleep","300"],"ports":[{"containerPort":%d}],
+		"resources":{"limits":{"memory":"64Mi"}}}]}`, port))
+	agenttest.Eventually(t, 10*time.Second, "PortInUse event", func() bool { return e.eventReason("PortInUse") })
+	agenttest.Eventually(t, 10*time.Second, "LimitsNotEnforced event", func() bool { return e.eventReason("LimitsNotEnforced") })
+}
+
+// The fake runtime runs pods without processes: Running and Ready, and a
+// delete completes.
+func TestFakeRuntime(t *testing.T) {
+	hub := apiservertest.Start(t)
+	e := &env{t: t, cli: hub.Client, dir: t.TempDir(), ca: hub.PKI().CAPEM, token: hub.Token, rt: containers.NewFake()}
+	e.run()
+	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sleep","inf"]}]}`)
+	e.waitPod(name, "Running and Ready", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning && ready(p) })
+	if _, err := e.cli.Resource("", "v1", "pods").Namespace("default").Delete(context.Background(), name, nil); err != nil {
+		t.Fatal(err)
+	}
+	agenttest.Eventually(t, 10*time.Second, "pod deleted", func() bool { return e.pod(name) == nil })
 }

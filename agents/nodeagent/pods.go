@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -419,6 +420,12 @@ func (a *Agent) startContainer(ctx context.Context, ps *podState, c corev1.Conta
 		Labels: map[string]string{labelPodUID: string(pod.UID), labelNamespace: pod.Namespace, labelPodName: pod.Name,
 			labelContainer: c.Name, labelAttempt: strconv.Itoa(attempt)},
 	}
+	if a.runtimeName != "fake" {
+		a.checkPorts(ps, c)
+		if len(c.Resources.Limits) > 0 && attempt == 0 {
+			a.rec.Event(ps.obj, "Warning", "LimitsNotEnforced", "container "+c.Name+": cpu and memory limits are not enforced on this node (capstan does not manage cgroups yet)")
+		}
+	}
 	got, err := a.cfg.Runtime.Start(ctx, spec)
 	if err != nil && got.Spec.ID == "" {
 		st.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "RunContainerError", Message: err.Error()}}
@@ -525,4 +532,20 @@ func (a *Agent) flushStatus(ctx context.Context) {
 			a.mu.Unlock()
 		}
 	}()
+}
+
+// checkPorts reports a TCP containerPort that something on the node already
+// listens on: pods share the node's network, so the process cannot bind it.
+func (a *Agent) checkPorts(ps *podState, c corev1.Container) {
+	for _, p := range c.Ports {
+		if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP || p.ContainerPort == 0 {
+			continue
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(int(p.ContainerPort))))
+		if err != nil {
+			a.rec.Event(ps.obj, "Warning", "PortInUse", fmt.Sprintf("container %s: containerPort %d is already in use on the node: %v", c.Name, p.ContainerPort, err))
+			continue
+		}
+		ln.Close()
+	}
 }

@@ -62,8 +62,20 @@ type Server struct {
 // a data race reported by the server fails the test.
 func StartServer(t testing.TB, bin string, extraArgs ...string) *Server {
 	t.Helper()
+	return startRetrying(t, bin, "server", extraArgs)
+}
+
+// StartUp is StartServer for `capstan up`: the hub plus the scheduler,
+// controllers and a process node in the one child process.
+func StartUp(t testing.TB, bin string, extraArgs ...string) *Server {
+	t.Helper()
+	return startRetrying(t, bin, "up", extraArgs)
+}
+
+func startRetrying(t testing.TB, bin, sub string, extraArgs []string) *Server {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
-		s, err := start(t, bin, extraArgs)
+		s, err := start(t, bin, sub, extraArgs)
 		if err == nil {
 			t.Cleanup(func() { s.cleanup(t) })
 			return s
@@ -76,7 +88,7 @@ func StartServer(t testing.TB, bin string, extraArgs ...string) *Server {
 }
 
 // start makes one attempt. On error the process, if any, is already gone.
-func start(t testing.TB, bin string, extraArgs []string) (*Server, error) {
+func start(t testing.TB, bin, sub string, extraArgs []string) (*Server, error) {
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -95,7 +107,7 @@ func start(t testing.TB, bin string, extraArgs []string) (*Server, error) {
 	}
 	defer logFile.Close() // the child holds its own descriptor
 
-	args := append([]string{"server",
+	args := append([]string{sub,
 		"--data-dir", s.DataDir,
 		"--bind-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(ports[0]),
