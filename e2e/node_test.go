@@ -196,7 +196,7 @@ metadata: {name: ticker}
 spec:
   nodeName: n1
   containers:
-  - {name: c, command: ["sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"]}
+  - {name: c, image: busybox, command: ["sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"]}
 `)
 		c.waitPod("ticker", "Running", 20*time.Second, func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 		ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
@@ -228,7 +228,7 @@ metadata: {name: crasher}
 spec:
   nodeName: n1
   containers:
-  - {name: c, command: ["sh", "-c", "echo oops; exit 1"]}
+  - {name: c, image: busybox, command: ["sh", "-c", "echo oops; exit 1"]}
 `)
 		var starts []time.Time
 		seen := int32(-1)
@@ -264,6 +264,7 @@ spec:
   nodeName: n1
   containers:
   - name: c
+    image: busybox
     command: ["sleep", "300"]
     readinessProbe: {exec: {command: ["test", "-f", "` + flag + `"]}, periodSeconds: 1}
 `)
@@ -334,7 +335,7 @@ spec:
       - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 1}
       - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 1}
       containers:
-      - {name: c, command: ["sleep", "300"]}
+      - {name: c, image: busybox, command: ["sleep", "300"]}
 `)
 	c.converged("default", "spread", 4, 30*time.Second)
 	a.Process.Signal(syscall.SIGTERM)
