@@ -59,20 +59,36 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cli, err := client.New(ccfg)
+	// Each agent runs as its own least-privileged identity, as in Kubernetes.
+	as := func(user string, groups ...string) (*client.Client, error) {
+		cert, key, err := srv.PKI().IssueClient(user, groups)
+		if err != nil {
+			return nil, err
+		}
+		return client.New(client.Config{Server: ccfg.Server, CAData: ccfg.CAData, CertData: cert, KeyData: key})
+	}
+	schedCli, err := as("system:kube-scheduler")
 	if err != nil {
 		return err
 	}
-	sched, err := scheduler.New(scheduler.Config{Client: cli, Logger: log.With("component", "scheduler")})
+	cmCli, err := as("system:kube-controller-manager")
 	if err != nil {
 		return err
 	}
-	cm, err := controllers.New(controllers.Config{Client: cli, Syncs: map[string]int{}, Logger: log.With("component", "controller-manager")})
+	nodeCli, err := as("system:node:"+nf.cfg.NodeName, "system:nodes")
+	if err != nil {
+		return err
+	}
+	sched, err := scheduler.New(scheduler.Config{Client: schedCli, Logger: log.With("component", "scheduler")})
+	if err != nil {
+		return err
+	}
+	cm, err := controllers.New(controllers.Config{Client: cmCli, Syncs: map[string]int{}, Logger: log.With("component", "controller-manager")})
 	if err != nil {
 		return err
 	}
 	nf.cfg.ClientCA = ccfg.CAData
-	nodes, err := nf.agents(cli, nodeagent.Config{Logger: log.With("component", "node")})
+	nodes, err := nf.agents(nodeCli, nodeagent.Config{Logger: log.With("component", "node")})
 	if err != nil {
 		return err
 	}
