@@ -692,10 +692,17 @@ func TestStackOutages(t *testing.T) {
 	t.Logf("control plane stopped for %v: pods' processes untouched (%d alive, same pids); status converged %v after the servers returned",
 		outage, len(before), converged.Round(time.Millisecond))
 
+	// A leader-elected agent whose lease ran out during the outage exits, as
+	// kube's do, for its supervisor to restart (compose: restart policy).
+	// Start fresh replicas for what follows.
+	st.leaderElected("scheduler", "b", 1)
+	st.leaderElected("controller-manager", "b", 0)
+
 	// (2) node-a cut off.
 	_, byNode := readyPods(t, cli, "sleepers")
 	cut := time.Now()
 	nodes["node-a"].Process.Signal(syscall.SIGSTOP)
+	t.Cleanup(func() { nodes["node-a"].Process.Signal(syscall.SIGCONT) }) // before its SIGTERM
 	agenttest.Eventually(t, 30*time.Second, "node-a NotReady", func() bool { return nodeReady(ctx, cli, "node-a") != "True" })
 	notReady := time.Since(cut)
 	agenttest.Eventually(t, 90*time.Second, "2 ready pods on node-b", func() bool {
