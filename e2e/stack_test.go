@@ -604,9 +604,8 @@ func TestStackLeaderFailover(t *testing.T) {
 		cmTakeover.Round(time.Millisecond), schedTakeover.Round(time.Millisecond), stackLease, done.Round(time.Millisecond))
 }
 
-// sleepers lists the pids of running processes whose command line is
-// exactly `sleep arg`: the pods' containers of one test.
-func sleepers(arg string) map[int]bool {
+// processes lists the pids of processes whose command line (NUL-separated) matches.
+func processes(match func(cmdline string) bool) map[int]bool {
 	out := map[int]bool{}
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
@@ -615,11 +614,33 @@ func sleepers(arg string) map[int]bool {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err == nil && string(b) == "sleep\x00"+arg+"\x00" {
+		if err == nil && match(string(b)) {
 			out[pid] = true
 		}
 	}
 	return out
+}
+
+// sleepers lists the pids of running processes whose command line is
+// exactly `sleep arg`: the pods' containers of one test.
+func sleepers(arg string) map[int]bool {
+	return processes(func(c string) bool { return c == "sleep\x00"+arg+"\x00" })
+}
+
+// reapPods kills, at the end of t, the pods' processes a node agent leaves
+// running when it stops (pods outlive their agent by design): the container
+// shims under root and the `sleep arg` containers. Register it before the
+// node agents start, so it runs after they are stopped.
+func reapPods(t *testing.T, root, arg string) {
+	t.Cleanup(func() {
+		shims := processes(func(c string) bool { return strings.Contains(c, "container-shim") && strings.Contains(c, root) })
+		for pid := range shims {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for pid := range sleepers(arg) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 }
 
 // nodeReady reports the Node's Ready condition status ("True", "False", "Unknown" or "").
@@ -654,8 +675,9 @@ func TestStackOutages(t *testing.T) {
 	cli := st.client(0)
 	st.leaderElected("scheduler", "a", 0)
 	st.leaderElected("controller-manager", "a", 1)
-	nodes := map[string]*exec.Cmd{"node-a": st.node("node-a", 0, "process"), "node-b": st.node("node-b", 1, "process")}
 	arg := fmt.Sprintf("%d.%d", 3000+os.Getpid()%500, time.Now().UnixNano()%1000) // unique to this run
+	reapPods(t, filepath.Dir(t.TempDir()), arg)
+	nodes := map[string]*exec.Cmd{"node-a": st.node("node-a", 0, "process"), "node-b": st.node("node-b", 1, "process")}
 	dep := deployment("sleepers", 2)
 	c := api.Nested(dep, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)
 	c["command"] = []any{"sleep", arg}
