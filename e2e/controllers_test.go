@@ -47,29 +47,35 @@ func startCluster(t *testing.T, nodes int) *cluster {
 	return c
 }
 
-// process starts `capstan args...` and stops it at cleanup, printing its
-// log if the test failed.
+// process starts `capstan args...` and stops it at cleanup.
 func (c *cluster) process(name string, args ...string) *exec.Cmd {
 	c.t.Helper()
+	return startProcess(c.t, name, args...)
+}
+
+// startProcess starts `capstan args...` and stops it at t's cleanup (SIGTERM),
+// printing its log if the test failed.
+func startProcess(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(capstanBin, args...)
-	logf, err := os.Create(filepath.Join(c.t.TempDir(), name+".log"))
+	logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
-	c.t.Cleanup(func() {
+	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 		logf.Close()
-		if c.t.Failed() {
+		if t.Failed() {
 			b, _ := os.ReadFile(logf.Name())
 			if len(b) > 8000 {
 				b = b[len(b)-8000:]
 			}
-			c.t.Logf("%s log (tail):\n%s", name, b)
+			t.Logf("%s log (tail):\n%s", name, b)
 		}
 	})
 	return cmd

@@ -279,7 +279,7 @@ spec:
 
 	t.Run("server down 10s", func(t *testing.T) {
 		before := c.running("n1")
-		if err := c.s.Restart(10 * time.Second); err != nil {
+		if err := c.s.Bounce(10 * time.Second); err != nil {
 			t.Fatal(err)
 		}
 		after := c.running("n1")

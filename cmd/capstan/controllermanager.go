@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/capstan-io/capstan/agents/controllers"
-	"github.com/capstan-io/capstan/apiserver/client"
 )
 
 func runControllerManager(ctx context.Context, args []string) error {
@@ -31,22 +30,14 @@ func runControllerManager(ctx context.Context, args []string) error {
 		}
 		syncs[n] = fs.Int("concurrent-"+flagName+"-syncs", 0, "objects the "+n+" controller syncs at once (0: its default)")
 	}
+	fallbacks := addFallbackFlag(fs)
 	logf := addLogFlags(fs)
 	fs.Parse(args)
-	log, err := logf.logger()
+	cli, _, log, err := kubeconfigClient(*kubeconfig, *fallbacks, logf)
 	if err != nil {
 		return err
 	}
-	if *kubeconfig == "" {
-		return errNoKubeconfig
-	}
-	ccfg, err := client.LoadKubeconfig(*kubeconfig)
-	if err != nil {
-		return err
-	}
-	if cfg.Client, err = client.New(ccfg); err != nil {
-		return err
-	}
+	cfg.Client = cli
 	cfg.Controllers = strings.Split(*list, ",")
 	for n, v := range syncs {
 		cfg.Syncs[n] = *v

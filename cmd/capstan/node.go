@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -96,9 +97,10 @@ func runNode(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("node", flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file with the hub's address and this node's credentials (required)")
 	nf.bind(fs, "data-dir")
+	fallbacks := addFallbackFlag(fs)
 	logf := addLogFlags(fs)
 	fs.Parse(args)
-	cli, ccfg, log, err := kubeconfigClient(*kubeconfig, logf)
+	cli, ccfg, log, err := kubeconfigClient(*kubeconfig, *fallbacks, logf)
 	if err != nil {
 		return err
 	}
@@ -114,8 +116,14 @@ func runNode(ctx context.Context, args []string) error {
 	return g.Wait()
 }
 
-// kubeconfigClient builds an agent's logger and hub client from its flags.
-func kubeconfigClient(kubeconfig string, logf *logFlags) (*client.Client, client.Config, *slog.Logger, error) {
+// addFallbackFlag adds an agent's --fallback-servers flag.
+func addFallbackFlag(fs *flag.FlagSet) *string {
+	return fs.String("fallback-servers", "", "comma-separated further hub URLs, tried when the kubeconfig's server cannot be reached")
+}
+
+// kubeconfigClient builds an agent's logger and hub client from its flags;
+// fallbacks is the --fallback-servers value.
+func kubeconfigClient(kubeconfig, fallbacks string, logf *logFlags) (*client.Client, client.Config, *slog.Logger, error) {
 	log, err := logf.logger()
 	if err != nil {
 		return nil, client.Config{}, nil, err
@@ -126,6 +134,9 @@ func kubeconfigClient(kubeconfig string, logf *logFlags) (*client.Client, client
 	ccfg, err := client.LoadKubeconfig(kubeconfig)
 	if err != nil {
 		return nil, client.Config{}, nil, err
+	}
+	if fallbacks != "" {
+		ccfg.FallbackServers = strings.Split(fallbacks, ",")
 	}
 	cli, err := client.New(ccfg)
 	return cli, ccfg, log, err

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"flag"
-	"strings"
 
 	"github.com/capstan-io/capstan/agents/scheduler"
-	"github.com/capstan-io/capstan/apiserver/client"
 )
 
 func runScheduler(ctx context.Context, args []string) error {
@@ -19,29 +17,18 @@ func runScheduler(ctx context.Context, args []string) error {
 	fs.BoolVar(&cfg.LeaderElect, "leader-elect", true, "act only while holding the scheduler Lease, so replicas are safe")
 	fs.StringVar(&cfg.LeaseNamespace, "leader-elect-resource-namespace", "kube-system", "namespace of the leader election Lease")
 	fs.StringVar(&cfg.LeaseName, "leader-elect-resource-name", "capstan-scheduler", "name of the leader election Lease")
+	fs.StringVar(&cfg.Identity, "leader-elect-identity", "", "this replica's name in the Lease (default: hostname and a random suffix)")
 	fs.DurationVar(&cfg.LeaseDuration, "leader-elect-lease-duration", 15e9, "how long standbys wait after the last renewal they saw")
 	fs.DurationVar(&cfg.RenewDeadline, "leader-elect-renew-deadline", 10e9, "how long the leader tries to renew before giving up")
 	fs.DurationVar(&cfg.RetryPeriod, "leader-elect-retry-period", 2e9, "wait between acquire and renew attempts")
-	fallbacks := fs.String("fallback-servers", "", "comma-separated further hub URLs, tried when the kubeconfig's server cannot be reached")
+	fallbacks := addFallbackFlag(fs)
 	logf := addLogFlags(fs)
 	fs.Parse(args)
-	log, err := logf.logger()
+	cli, _, log, err := kubeconfigClient(*kubeconfig, *fallbacks, logf)
 	if err != nil {
 		return err
 	}
-	if *kubeconfig == "" {
-		return errNoKubeconfig
-	}
-	ccfg, err := client.LoadKubeconfig(*kubeconfig)
-	if err != nil {
-		return err
-	}
-	if *fallbacks != "" {
-		ccfg.FallbackServers = strings.Split(*fallbacks, ",")
-	}
-	if cfg.Client, err = client.New(ccfg); err != nil {
-		return err
-	}
+	cfg.Client = cli
 	cfg.Logger = log
 	s, err := scheduler.New(cfg)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// Restart stops the server, waits down, and starts it again with the same
-// command line (data dir and ports), returning once it is ready. It must not
-// run concurrently with the Server's other methods.
-func (s *Server) Restart(down time.Duration) error {
+// Bounce stops the server, waits down, and starts it again in place with the
+// same command line (data dir and ports), returning once it is ready. It must
+// not run concurrently with the Server's other methods.
+func (s *Server) Bounce(down time.Duration) error {
 	if err := s.Stop(); err != nil {
 		return err
 	}

@@ -46,6 +46,8 @@ type Server struct {
 	// LogPath is the file that receives the child's stdout and stderr.
 	LogPath string
 
+	bin     string   // the capstan binary
+	args    []string // its command line, for Restart
 	cmd     *exec.Cmd
 	client  *http.Client  // trusts the cluster CA; no credentials
 	exitc   chan struct{} // closed once the process has exited; waitErr is then set
@@ -62,20 +64,34 @@ type Server struct {
 // a data race reported by the server fails the test.
 func StartServer(t testing.TB, bin string, extraArgs ...string) *Server {
 	t.Helper()
-	return startRetrying(t, bin, "server", extraArgs)
+	return startRetrying(t, bin, "server", "", extraArgs)
 }
 
 // StartUp is StartServer for `capstan up`: the hub plus the scheduler,
 // controllers and a process node in the one child process.
 func StartUp(t testing.TB, bin string, extraArgs ...string) *Server {
 	t.Helper()
-	return startRetrying(t, bin, "up", extraArgs)
+	return startRetrying(t, bin, "up", "", extraArgs)
 }
 
-func startRetrying(t testing.TB, bin, sub string, extraArgs []string) *Server {
+// seedFiles are the credentials hub replicas of one cluster share: the CA, the
+// admin token and the ServiceAccount signing key.
+var seedFiles = []string{"ca.crt", "ca.key", "admin.token", "sa.key"}
+
+// StartServerSeeded is StartServer for a further hub replica of a cluster:
+// the CA, admin token and ServiceAccount key are copied from seedDir (another
+// server's DataDir) first, so both replicas trust and issue the same
+// credentials. Pass the same --etcd-servers to both. An empty seedDir seeds
+// nothing.
+func StartServerSeeded(t testing.TB, bin, seedDir string, extraArgs ...string) *Server {
+	t.Helper()
+	return startRetrying(t, bin, "server", seedDir, extraArgs)
+}
+
+func startRetrying(t testing.TB, bin, sub, seedDir string, extraArgs []string) *Server {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		s, err := start(t, bin, sub, extraArgs)
+		s, err := start(t, bin, sub, seedDir, extraArgs)
 		if err == nil {
 			t.Cleanup(func() { s.cleanup(t) })
 			return s
@@ -88,7 +104,7 @@ func startRetrying(t testing.TB, bin, sub string, extraArgs []string) *Server {
 }
 
 // start makes one attempt. On error the process, if any, is already gone.
-func start(t testing.TB, bin, sub string, extraArgs []string) (*Server, error) {
+func start(t testing.TB, bin, sub, seedDir string, extraArgs []string) (*Server, error) {
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -101,23 +117,51 @@ func start(t testing.TB, bin, sub string, extraArgs []string) (*Server, error) {
 		exitc:   make(chan struct{}),
 	}
 	s.Kubeconfig = filepath.Join(s.DataDir, "admin.kubeconfig")
-	logFile, err := os.Create(s.LogPath)
-	if err != nil {
-		return nil, fmt.Errorf("creating the server log: %w", err)
+	if seedDir != "" {
+		if err := seed(seedDir, s.DataDir); err != nil {
+			return nil, err
+		}
 	}
-	defer logFile.Close() // the child holds its own descriptor
-
-	args := append([]string{sub,
+	s.bin = bin
+	s.args = append([]string{sub,
 		"--data-dir", s.DataDir,
 		"--bind-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(ports[0]),
 		"--embedded-etcd-client-url", "http://127.0.0.1:" + strconv.Itoa(ports[1]),
 		"--embedded-etcd-peer-url", "http://127.0.0.1:" + strconv.Itoa(ports[2]),
 	}, extraArgs...)
-	s.cmd = exec.Command(bin, args...)
+	if err := s.launch(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Restart runs a stopped (or killed) server again with the same command line:
+// the same ports, data dir and credentials. The new process has its own log
+// and is stopped when the test ends.
+func (s *Server) Restart(t testing.TB) *Server {
+	t.Helper()
+	r := &Server{URL: s.URL, DataDir: s.DataDir, Kubeconfig: s.Kubeconfig, LogPath: filepath.Join(t.TempDir(), "capstan.log"),
+		exitc: make(chan struct{}), bin: s.bin, args: s.args}
+	if err := r.launch(); err != nil {
+		t.Fatalf("restarting capstan: %v", err)
+	}
+	t.Cleanup(func() { r.cleanup(t) })
+	return r
+}
+
+// launch starts the process and waits for it to be ready. On error the
+// process, if any, is already gone.
+func (s *Server) launch() error {
+	logFile, err := os.Create(s.LogPath)
+	if err != nil {
+		return fmt.Errorf("creating the server log: %w", err)
+	}
+	defer logFile.Close() // the child holds its own descriptor
+	s.cmd = exec.Command(s.bin, s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("running %s: %w", bin, err)
+		return fmt.Errorf("running %s: %w", s.bin, err)
 	}
 	s.PID = s.cmd.Process.Pid
 	go func() {
@@ -127,15 +171,15 @@ func start(t testing.TB, bin, sub string, extraArgs []string) (*Server, error) {
 
 	if err := s.waitReady(); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("%w\n%s", err, s.logTail())
+		return fmt.Errorf("%w\n%s", err, s.logTail())
 	}
 	tok, err := os.ReadFile(filepath.Join(s.DataDir, "admin.token"))
 	if err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("reading the admin token: %w", err)
+		return fmt.Errorf("reading the admin token: %w", err)
 	}
 	s.Token = strings.TrimSpace(string(tok))
-	return s, nil
+	return nil
 }
 
 // waitReady polls until /readyz is 200 and the admin kubeconfig exists, the
@@ -255,6 +299,38 @@ func (s *Server) Stop() error {
 		}
 	})
 	return s.stopErr
+}
+
+// Kill ends the process with SIGKILL, as a crash would, and waits for it to
+// exit. A killed server counts as stopped: cleanup reports nothing about it.
+func (s *Server) Kill() {
+	s.stopOnce.Do(func() {
+		s.cmd.Process.Kill()
+		<-s.exitc
+		if s.client != nil {
+			s.client.CloseIdleConnections()
+		}
+	})
+}
+
+// seed copies the shared credentials from one data dir into a new one.
+func seed(from, to string) error {
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return fmt.Errorf("seeding the data dir: %w", err)
+	}
+	for _, name := range seedFiles {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("seeding the data dir: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(to, name), b, 0o600); err != nil {
+			return fmt.Errorf("seeding the data dir: %w", err)
+		}
+	}
+	return nil
 }
 
 // cleanup stops the server at the end of a test and reports what went wrong.
