@@ -643,7 +643,7 @@ func reapPods(t *testing.T, root, arg string) {
 	})
 }
 
-// nodeReady reports the Node's Ready condition status ("True", "False", "Unknown" or "").
+// nodeReadyStatus reports the Node's Ready condition status ("True", "False", "Unknown" or "").
 func nodeReadyStatus(ctx context.Context, cli *client.Client, name string) string {
 	n, err := cli.Resource("", "v1", "nodes").Get(ctx, name)
 	if err != nil {
