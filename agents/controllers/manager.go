@@ -2,9 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"sync"
 
 	"github.com/capstan-io/capstan/agents/controllers/deployment"
@@ -39,22 +36,10 @@ func (m *Manager) Run(ctx context.Context) error {
 	if !m.cfg.LeaderElect {
 		return m.run(ctx)
 	}
-	id := m.cfg.Identity
-	if id == "" {
-		host, _ := os.Hostname()
-		b := make([]byte, 4)
-		rand.Read(b)
-		id = host + "_" + hex.EncodeToString(b)
-	}
-	el, err := leaderelection.New(leaderelection.Config{
-		Client: m.cfg.Client, Namespace: m.cfg.LeaseNamespace, Name: m.cfg.LeaseName, Identity: id,
-		LeaseDuration: m.cfg.LeaseDuration, RenewDeadline: m.cfg.RenewDeadline, RetryPeriod: m.cfg.RetryPeriod,
-		ReleaseOnCancel: true, Logger: m.cfg.Logger,
-	})
-	if err != nil {
-		return err
-	}
-	return el.Run(ctx, leaderelection.Callbacks{OnStartedLeading: m.run})
+	return leaderelection.RunWhileLeading(ctx, leaderelection.Config{
+		Client: m.cfg.Client, Namespace: m.cfg.LeaseNamespace, Name: m.cfg.LeaseName, Identity: m.cfg.Identity,
+		LeaseDuration: m.cfg.LeaseDuration, RenewDeadline: m.cfg.RenewDeadline, RetryPeriod: m.cfg.RetryPeriod, Logger: m.cfg.Logger,
+	}, m.run)
 }
 
 // runner is what every controller provides.

@@ -2,9 +2,12 @@ package leaderelection
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -285,4 +288,27 @@ func (e *Elector) release() {
 	if _, err := e.leases.Update(ctx, o, ""); err != nil {
 		e.log.Warn("release: updating lease", "err", err)
 	}
+}
+
+// DefaultIdentity is "<host name>_<random>", unique to this process.
+func DefaultIdentity() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	return host + "_" + hex.EncodeToString(b)
+}
+
+// RunWhileLeading runs fn only while this process holds cfg's Lease, releasing
+// it when ctx ends; an empty Identity gets DefaultIdentity. It is how agents
+// with replicas (the scheduler, the controller-manager) run.
+func RunWhileLeading(ctx context.Context, cfg Config, fn func(context.Context) error) error {
+	if cfg.Identity == "" {
+		cfg.Identity = DefaultIdentity()
+	}
+	cfg.ReleaseOnCancel = true
+	el, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	return el.Run(ctx, Callbacks{OnStartedLeading: fn})
 }

@@ -2,11 +2,8 @@ package scheduler
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	mrand "math/rand/v2"
-	"os"
 	"sync"
 	"time"
 
@@ -55,22 +52,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if !s.cfg.LeaderElect {
 		return s.run(ctx)
 	}
-	id := s.cfg.Identity
-	if id == "" {
-		host, _ := os.Hostname()
-		b := make([]byte, 4)
-		rand.Read(b)
-		id = host + "_" + hex.EncodeToString(b)
-	}
-	el, err := leaderelection.New(leaderelection.Config{
-		Client: s.cfg.Client, Namespace: s.cfg.LeaseNamespace, Name: s.cfg.LeaseName, Identity: id,
-		LeaseDuration: s.cfg.LeaseDuration, RenewDeadline: s.cfg.RenewDeadline, RetryPeriod: s.cfg.RetryPeriod,
-		ReleaseOnCancel: true, Logger: s.cfg.Logger,
-	})
-	if err != nil {
-		return err
-	}
-	return el.Run(ctx, leaderelection.Callbacks{OnStartedLeading: s.run})
+	return leaderelection.RunWhileLeading(ctx, leaderelection.Config{
+		Client: s.cfg.Client, Namespace: s.cfg.LeaseNamespace, Name: s.cfg.LeaseName, Identity: s.cfg.Identity,
+		LeaseDuration: s.cfg.LeaseDuration, RenewDeadline: s.cfg.RenewDeadline, RetryPeriod: s.cfg.RetryPeriod, Logger: s.cfg.Logger,
+	}, s.run)
 }
 
 // run is one term of scheduling: informers, recorder, the decision loop and
