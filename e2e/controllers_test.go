@@ -57,6 +57,13 @@ func (c *cluster) process(name string, args ...string) *exec.Cmd {
 // printing its log if the test failed.
 func startProcess(t *testing.T, name string, args ...string) *exec.Cmd {
 	t.Helper()
+	cmd, _ := startProcessLog(t, name, args...)
+	return cmd
+}
+
+// startProcessLog is startProcess that also returns the process's log file.
+func startProcessLog(t *testing.T, name string, args ...string) (*exec.Cmd, *os.File) {
+	t.Helper()
 	cmd := exec.Command(capstanBin, args...)
 	logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
 	if err != nil {
@@ -78,7 +85,7 @@ func startProcess(t *testing.T, name string, args ...string) *exec.Cmd {
 			t.Logf("%s log (tail):\n%s", name, b)
 		}
 	})
-	return cmd
+	return cmd, logf
 }
 
 // controllerManager starts a controller-manager replica with short leases.

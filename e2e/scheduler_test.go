@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,24 +117,7 @@ func startScheduler(t *testing.T, s *framework.Server, id string, extra ...strin
 	t.Helper()
 	args := append([]string{"scheduler", "--kubeconfig", s.Kubeconfig, "--log-level", "debug",
 		"--leader-elect-lease-duration", "2s", "--leader-elect-renew-deadline", "1500ms", "--leader-elect-retry-period", "200ms"}, extra...)
-	cmd := exec.Command(capstanBin, args...)
-	logf, err := os.Create(filepath.Join(t.TempDir(), "scheduler-"+id+".log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("scheduler %s log:\n%s", id, b)
-		}
-	})
+	cmd, logf := startProcessLog(t, "scheduler-"+id, args...)
 	return &schedulerProc{cmd: cmd, log: logf}
 }
 
