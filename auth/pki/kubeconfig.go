@@ -53,12 +53,14 @@ type ctxContext struct {
 	User    string `json:"user"`
 }
 
-// Kubeconfig renders a kubeconfig (YAML, apiVersion v1, kind Config) with one
-// cluster named "capstan" whose server is the first of servers (kubectl
-// supports one server per cluster), certificate-authority-data = CA PEM, one
-// user named user with client-certificate-data/client-key-data, a context
-// "capstan" with that cluster and user, and current-context "capstan". The
-// *-data fields hold base64 of the PEMs, as kubectl expects.
+// Kubeconfig renders a kubeconfig (YAML, apiVersion v1, kind Config) with a
+// cluster named "capstan" whose server is the first of servers,
+// certificate-authority-data = CA PEM, one user named user with
+// client-certificate-data/client-key-data, a context "capstan" with that
+// cluster and user, and current-context "capstan". kubectl takes one server
+// per cluster, so each further server gets its own cluster and context,
+// "capstan-2", "capstan-3", ... (`kubectl --context capstan-2`). The *-data
+// fields hold base64 of the PEMs, as kubectl expects.
 func Kubeconfig(servers []string, caPEM, certPEM, keyPEM []byte, user string) ([]byte, error) {
 	switch {
 	case len(servers) == 0 || servers[0] == "":
@@ -70,23 +72,24 @@ func Kubeconfig(servers []string, caPEM, certPEM, keyPEM []byte, user string) ([
 	case len(certPEM) == 0 || len(keyPEM) == 0:
 		return nil, errors.New("pki: kubeconfig needs a client certificate and key")
 	}
-	out, err := yaml.Marshal(kubeconfig{
+	kc := kubeconfig{
 		APIVersion: "v1",
 		Kind:       "Config",
-		Clusters: []namedCluster{{
-			Name:    clusterName,
-			Cluster: cluster{Server: servers[0], CertificateAuthorityData: caPEM},
-		}},
 		Users: []namedUser{{
 			Name: user,
 			User: authInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM},
 		}},
-		Contexts: []namedContext{{
-			Name:    clusterName,
-			Context: ctxContext{Cluster: clusterName, User: user},
-		}},
 		CurrentContext: clusterName,
-	})
+	}
+	for i, s := range servers {
+		name := clusterName
+		if i > 0 {
+			name = fmt.Sprintf("%s-%d", clusterName, i+1)
+		}
+		kc.Clusters = append(kc.Clusters, namedCluster{Name: name, Cluster: cluster{Server: s, CertificateAuthorityData: caPEM}})
+		kc.Contexts = append(kc.Contexts, namedContext{Name: name, Context: ctxContext{Cluster: name, User: user}})
+	}
+	out, err := yaml.Marshal(kc)
 	if err != nil {
 		return nil, fmt.Errorf("encoding kubeconfig: %w", err)
 	}

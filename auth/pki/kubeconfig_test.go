@@ -57,6 +57,11 @@ func TestKubeconfig(t *testing.T) {
 	if ctx == nil || ctx.Cluster != "capstan" || ctx.AuthInfo != "alice" {
 		t.Errorf("context = %+v", ctx)
 	}
+	// kubectl takes one server per cluster: the second gets its own.
+	cl2, ctx2 := cfg.Clusters["capstan-2"], cfg.Contexts["capstan-2"]
+	if cl2 == nil || cl2.Server != servers[1] || ctx2 == nil || ctx2.Cluster != "capstan-2" || ctx2.AuthInfo != "alice" {
+		t.Errorf("second server: cluster = %+v, context = %+v", cl2, ctx2)
+	}
 }
 
 func TestKubeconfigErrors(t *testing.T) {

@@ -22,6 +22,8 @@ var commands = map[string]func(ctx context.Context, args []string) error{
 	"up":                 runUp,
 	"kubeconfig":         runKubeconfig,
 	"etcd":               runEtcd,
+	"bootstrap":          runBootstrap,
+	"healthcheck":        runHealthcheck,
 	// container-shim is internal: the node agent runs it as each container's parent.
 	"container-shim": func(ctx context.Context, args []string) error {
 		os.Exit(containers.ShimMain(args))
@@ -33,7 +35,7 @@ var errNoKubeconfig = errors.New("--kubeconfig is required")
 
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: capstan <up|server|scheduler|controller-manager|node|kubeconfig|etcd> [flags]")
+		fmt.Fprintln(os.Stderr, "usage: capstan <up|server|scheduler|controller-manager|node|kubeconfig|etcd|bootstrap|healthcheck> [flags]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
