@@ -193,6 +193,13 @@ func TestNodeRestriction(t *testing.T) {
 		{"other node's lease", http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2", map[string]any{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": map[string]any{"name": "n2"}}, http.StatusForbidden},
 		{"other node", http.MethodPatch, "/api/v1/nodes/n2/status", map[string]any{}, http.StatusForbidden},
 		{"deployments", http.MethodGet, "/apis/apps/v1/namespaces/demo/deployments", nil, http.StatusForbidden},
+		// Reviews are RBAC's: system:basic-user lets every user ask who it
+		// is and what it may do, and nothing grants SubjectAccessReviews.
+		{"whoami", http.MethodPost, "/apis/authentication.k8s.io/v1/selfsubjectreviews", map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}, http.StatusCreated},
+		{"can-i", http.MethodPost, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+			"spec": map[string]any{"resourceAttributes": map[string]any{"verb": "get", "resource": "pods"}}}, http.StatusCreated},
+		{"someone else's access", http.MethodPost, "/apis/authorization.k8s.io/v1/subjectaccessreviews", map[string]any{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+			"spec": map[string]any{"user": "alice", "resourceAttributes": map[string]any{"verb": "get", "resource": "pods"}}}, http.StatusForbidden},
 		{"register itself", http.MethodPost, "/api/v1/nodes", map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": "n1"}}, http.StatusCreated},
 		{"register another node", http.MethodPost, "/api/v1/nodes", map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": "n3"}}, http.StatusForbidden},
 		{"mirror pod bound to itself", http.MethodPost, "/api/v1/namespaces/demo/pods", map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "m1"},

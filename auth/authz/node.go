@@ -113,6 +113,11 @@ func (n *NodeRestriction) Authorize(_ context.Context, a auth.Attributes) (auth.
 	if !a.ResourceRequest {
 		return auth.NoOpinion, "", nil // discovery and health come from RBAC
 	}
+	if a.APIGroup == "authentication.k8s.io" || a.APIGroup == "authorization.k8s.io" {
+		// Reviews about the caller itself (whoami, can-i): RBAC's
+		// system:basic-user decides, as for every authenticated user.
+		return auth.NoOpinion, "", nil
+	}
 	if n.allowed(node, a) {
 		return auth.Allow, "", nil
 	}
