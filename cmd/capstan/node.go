@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/capstan-io/capstan/agents/containers"
+	"github.com/capstan-io/capstan/agents/containers/cgroups"
 	"github.com/capstan-io/capstan/agents/nodeagent"
 	"github.com/capstan-io/capstan/apiserver/client"
 )
@@ -61,7 +62,10 @@ func (f *nodeFlags) agents(cli *client.Client, base nodeagent.Config) ([]*nodeag
 		if err != nil {
 			return nil, err
 		}
-		rt, err := containers.NewProcess(filepath.Join(cfg.DataDir, "containers"), []string{exe, "container-shim"})
+		// What the machine allows is looked at once; the agent logs it and
+		// reports it on the Node and in LimitsNotEnforced events.
+		cg := cgroups.Detect(cgroups.Config{})
+		rt, err := containers.NewProcess(filepath.Join(cfg.DataDir, "containers"), []string{exe, "container-shim"}, cg)
 		if err != nil {
 			return nil, err
 		}
