@@ -46,10 +46,15 @@ func readTrim(t *testing.T, path string) string {
 // TestMemoryLimitOOMKilled runs, on this machine's real cgroups, a process
 // that allocates far more than its 32Mi limit: the kernel kills it, and its
 // status says OOMKilled with exit code 137. Its group is gone afterwards.
+// The parent group, removed first, is made again.
 func TestMemoryLimitOOMKilled(t *testing.T) {
 	cg := cgroupstest.New(t)
 	rt := newLimitedProcess(t, t.TempDir(), cg)
 	ctx := context.Background()
+	// As if another agent sharing the parent had removed it as it exited: Start makes it again.
+	if err := cg.RemoveParent(); err != nil {
+		t.Fatal(err)
+	}
 	st, err := rt.Start(ctx, containers.Spec{ID: "hog", Command: hog, Env: []string{"PATH=" + os.Getenv("PATH")},
 		Limits: cgroups.Limits{MemoryBytes: 32 << 20}})
 	if err != nil {

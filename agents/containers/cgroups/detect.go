@@ -62,6 +62,7 @@ type Config struct {
 type Manager struct {
 	support Support
 	v2      string // v2: the parent group's directory
+	enable  string // v2: what the parent's cgroup.subtree_control gets, such as "+memory +cpu"
 	memory  string // v1: the parent in the memory hierarchy ("" if not enforced)
 	cpu     string // v1: the parent in the cpu hierarchy ("" if not enforced)
 }
@@ -224,7 +225,7 @@ func detectV2(mounts []mount, own map[string]string, parent string) *Manager {
 	if err := os.WriteFile(filepath.Join(p, "cgroup.subtree_control"), []byte(enable), 0o644); err != nil {
 		return &Manager{v2: p, support: Support{Version: V2, Reason: fmt.Sprintf("cgroup v2: cannot enable %s in %s: %v", strings.Join(want, ","), p, err)}}
 	}
-	m := &Manager{v2: p, support: Support{Version: V2, Memory: slices.Contains(want, "memory"), CPU: slices.Contains(want, "cpu")}}
+	m := &Manager{v2: p, enable: enable, support: Support{Version: V2, Memory: slices.Contains(want, "memory"), CPU: slices.Contains(want, "cpu")}}
 	if !m.support.Memory || !m.support.CPU {
 		m.support.Reason = fmt.Sprintf("cgroup v2 at %s offers only %s", mounts[i].point, strings.Join(want, ","))
 	}
@@ -266,6 +267,9 @@ func detectV1(mounts []mount, own map[string]string, parent string) *Manager {
 
 // Parents lists the parent groups' directories.
 func (m *Manager) Parents() []string {
+	if m == nil {
+		return nil
+	}
 	var out []string
 	for _, d := range []string{m.v2, m.memory, m.cpu} {
 		if d != "" {
@@ -275,10 +279,30 @@ func (m *Manager) Parents() []string {
 	return out
 }
 
+// ensureParents makes the parent groups again: another agent sharing them
+// may have removed them when it stopped.
+func (m *Manager) ensureParents() error {
+	for _, d := range m.Parents() {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("cgroups: %w", err)
+		}
+	}
+	if m.v2 != "" && m.enable != "" {
+		if err := os.WriteFile(filepath.Join(m.v2, "cgroup.subtree_control"), []byte(m.enable), 0o644); err != nil {
+			return fmt.Errorf("cgroups: %w", err)
+		}
+	}
+	return nil
+}
+
 // RemoveParent deletes the parent groups Detect made; it fails while a
-// container's group is still in one. The agent leaves them in place (a
-// restarted agent uses them again); tests remove theirs.
+// container's group is still in one. The node agent calls it as it exits,
+// ignoring that failure (running containers keep their groups and a later
+// agent, which makes the parents again, adopts them); tests check it.
 func (m *Manager) RemoveParent() error {
+	if m == nil {
+		return nil
+	}
 	var errs []error
 	for _, d := range m.Parents() {
 		if err := os.Remove(d); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -88,7 +88,13 @@ func (m *Manager) Create(id string, l Limits) (*Group, error) {
 		return nil, nil
 	}
 	for _, d := range g.Dirs {
-		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		err := os.Mkdir(d, 0o755)
+		if errors.Is(err, os.ErrNotExist) {
+			if err = m.ensureParents(); err == nil {
+				err = os.Mkdir(d, 0o755)
+			}
+		}
+		if err != nil && !errors.Is(err, os.ErrExist) {
 			g.Remove()
 			return nil, fmt.Errorf("cgroups: %w", err)
 		}
