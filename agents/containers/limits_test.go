@@ -153,3 +153,21 @@ func TestCPUAndMemoryLimitsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLimitedStartErrorRemovesCgroup: a limited container whose command does
+// not exist fails to start as before and leaves no group behind (the clean-up
+// of cgroupstest.New fails the test if one is left).
+func TestLimitedStartErrorRemovesCgroup(t *testing.T) {
+	cg := cgroupstest.New(t)
+	rt := newLimitedProcess(t, t.TempDir(), cg)
+	_, err := rt.Start(context.Background(), containers.Spec{ID: "missing", Command: []string{"no-such-binary-here"},
+		Limits: cgroups.Limits{MemoryBytes: 32 << 20, CPUMillis: 100}})
+	if err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("start of a missing binary: %v", err)
+	}
+	for _, p := range cg.Parents() {
+		if children, _ := filepath.Glob(filepath.Join(p, "*", "cgroup.procs")); len(children) > 0 {
+			t.Errorf("groups left after a failed start: %v", children)
+		}
+	}
+}

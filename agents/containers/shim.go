@@ -36,7 +36,10 @@ func ShimMain(args []string) int {
 		return enterAndExec(*dir, *enter)
 	case *run:
 		// What runs this shim again: the executable and the arguments before ShimMain's own.
-		self := append([]string{}, os.Args[:len(os.Args)-len(args)]...)
+		self := os.Args[:1]
+		if n := len(os.Args) - len(args); n > 0 {
+			self = os.Args[:n]
+		}
 		return runContainer(*dir, self)
 	}
 	return launch(*dir)
@@ -131,6 +134,7 @@ func runContainer(dir string, self []string) int {
 	outs.closeWriters()
 	if err != nil {
 		outs.wait()
+		spec.Cgroup.Remove()
 		writeJSON(filepath.Join(dir, exitFile), exitRecord{ExitCode: 128, StartError: startError(spec, err), FinishedAt: time.Now().UTC()})
 		return 1
 	}

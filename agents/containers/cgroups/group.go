@@ -43,10 +43,10 @@ type Group struct {
 // Create makes the group for container id and writes l into it. It returns
 // nil when none of l can be enforced (or l is zero).
 func (m *Manager) Create(id string, l Limits) (*Group, error) {
-	if m == nil || strings.ContainsAny(id, "/\\") || id == "" || id == "." || id == ".." {
-		if m == nil {
-			return nil, nil
-		}
+	if m == nil {
+		return nil, nil
+	}
+	if strings.ContainsAny(id, "/\\") || id == "" || id == "." || id == ".." {
 		return nil, fmt.Errorf("cgroups: invalid id %q", id)
 	}
 	mem := l.MemoryBytes > 0 && m.support.Memory
