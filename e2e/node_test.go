@@ -75,7 +75,7 @@ func nodeReady(n api.Object) bool {
 
 // killContainers SIGKILLs whatever a node's runtime still runs.
 func killContainers(dir string) {
-	rt, err := containers.NewProcess(filepath.Join(dir, "containers"), []string{capstanBin, "container-shim"})
+	rt, err := containers.NewProcess(filepath.Join(dir, "containers"), []string{capstanBin, "container-shim"}, nil)
 	if err != nil {
 		return
 	}
@@ -87,7 +87,7 @@ func killContainers(dir string) {
 
 // running lists the running containers of a node by pod name.
 func (c *nodeCluster) running(node string) map[string]containers.Status {
-	rt, err := containers.NewProcess(filepath.Join(c.nodeDirs[node], "containers"), []string{capstanBin, "container-shim"})
+	rt, err := containers.NewProcess(filepath.Join(c.nodeDirs[node], "containers"), []string{capstanBin, "container-shim"}, nil)
 	if err != nil {
 		c.t.Fatal(err)
 	}

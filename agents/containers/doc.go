@@ -8,5 +8,9 @@
 // the container's parent, so containers keep running and their exit codes are
 // still known when the node agent restarts or the control plane is down. All
 // state lives in files under one directory per container, so a restarted agent
-// adopts what it started. Runtimes are safe for concurrent use.
+// adopts what it started. A container with Spec.Limits runs in its own cgroup
+// (package cgroups), which its process joins, through the shim's --enter
+// stage, before the command runs; the shim removes the group when the
+// container ends and records whether the OOM killer ended it. Runtimes are
+// safe for concurrent use.
 package containers

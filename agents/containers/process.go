@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/capstan-io/capstan/agents/containers/cgroups"
 )
 
 var _ Runtime = (*Process)(nil)
@@ -27,20 +29,23 @@ const (
 
 // Process runs containers as local processes, each under its own shim.
 type Process struct {
-	dir  string   // one subdirectory per container
-	shim []string // argv that runs the shim, before its own flags
+	dir  string           // one subdirectory per container
+	shim []string         // argv that runs the shim, before its own flags
+	cg   *cgroups.Manager // makes the containers' cgroups; nil enforces no limits
 }
 
 // NewProcess returns a runtime keeping its state under dir. shim is the command
-// that runs ShimMain, such as {"/usr/local/bin/capstan", "container-shim"}.
-func NewProcess(dir string, shim []string) (*Process, error) {
+// that runs ShimMain, such as {"/usr/local/bin/capstan", "container-shim"}. cg
+// (from cgroups.Detect, once per agent) enforces containers' limits; nil
+// enforces none.
+func NewProcess(dir string, shim []string, cg *cgroups.Manager) (*Process, error) {
 	if len(shim) == 0 {
 		return nil, errors.New("containers: no shim command")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("containers: %w", err)
 	}
-	return &Process{dir: dir, shim: shim}, nil
+	return &Process{dir: dir, shim: shim, cg: cg}, nil
 }
 
 // pidRecord is pid.json.
@@ -58,7 +63,12 @@ type exitRecord struct {
 	FinishedAt time.Time `json:"finishedAt"`
 	// StartError is set when the command could not be started at all.
 	StartError string `json:"startError,omitempty"`
+	// OOMKilled: the container's cgroup recorded an OOM kill.
+	OOMKilled bool `json:"oomKilled,omitempty"`
 }
+
+// LimitSupport reports which limits this runtime enforces, and why not the others.
+func (p *Process) LimitSupport() cgroups.Support { return p.cg.Support() }
 
 func (p *Process) containerDir(id string) (string, error) {
 	if id == "" || strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
@@ -82,7 +92,14 @@ func (p *Process) Start(ctx context.Context, spec Spec) (Status, error) {
 	if spec.LogPath == "" {
 		spec.LogPath = filepath.Join(dir, logFile)
 	}
+	// The group exists before the shim starts, so the container's process
+	// joins it before it runs any of its own code.
+	if spec.Cgroup, err = p.cg.Create(spec.ID, spec.Limits); err != nil {
+		os.RemoveAll(dir)
+		return Status{}, fmt.Errorf("containers: %s: %w", spec.ID, err)
+	}
 	if err := writeJSON(filepath.Join(dir, specFile), spec); err != nil {
+		spec.Cgroup.Remove()
 		return Status{}, err
 	}
 	cmd := exec.CommandContext(ctx, p.shim[0], append(p.shim[1:], "--dir", dir)...)
@@ -115,7 +132,7 @@ func (p *Process) Status(ctx context.Context, id string) (Status, error) {
 	st.PID, st.StartedAt = pr.PID, pr.StartedAt
 	var ex exitRecord
 	if readJSON(filepath.Join(dir, exitFile), &ex) == nil {
-		st.State, st.ExitCode, st.Signal, st.FinishedAt = StateExited, ex.ExitCode, ex.Signal, ex.FinishedAt
+		st.State, st.ExitCode, st.Signal, st.FinishedAt, st.OOMKilled = StateExited, ex.ExitCode, ex.Signal, ex.FinishedAt, ex.OOMKilled
 		return st, nil
 	}
 	switch {
@@ -165,7 +182,7 @@ func (p *Process) Signal(ctx context.Context, id string, sig syscall.Signal) err
 	return nil
 }
 
-// Remove deletes an exited container's directory.
+// Remove deletes an exited container's cgroup (its shim normally has) and directory.
 func (p *Process) Remove(ctx context.Context, id string) error {
 	st, err := p.Status(ctx, id)
 	if err != nil {
@@ -173,6 +190,9 @@ func (p *Process) Remove(ctx context.Context, id string) error {
 	}
 	if st.State == StateRunning {
 		return fmt.Errorf("containers: %s is running", id)
+	}
+	if err := st.Spec.Cgroup.Remove(); err != nil {
+		return fmt.Errorf("containers: %s: %w", id, err)
 	}
 	dir, _ := p.containerDir(id)
 	return os.RemoveAll(dir)

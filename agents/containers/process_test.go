@@ -26,16 +26,7 @@ func TestMain(m *testing.M) {
 
 func newProcess(t *testing.T, dir string) *containers.Process {
 	t.Helper()
-	t.Setenv(shimEnv, "1")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := containers.NewProcess(dir, []string{exe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return newLimitedProcess(t, dir, nil)
 }
 
 func start(t *testing.T, rt containers.Runtime, id string, script string) containers.Status {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"syscall"
 	"time"
+
+	"github.com/capstan-io/capstan/agents/containers/cgroups"
 )
 
 // Spec is one container to run.
@@ -21,6 +23,11 @@ type Spec struct {
 	LogPath string `json:"logPath,omitempty"`
 	// Labels are opaque to the runtime; the agent uses them to map containers back to pods.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Limits are the container's memory and CPU limits, enforced as far as
+	// the runtime's cgroups.Manager allows (see LimitSupport).
+	Limits cgroups.Limits `json:"limits,omitzero"`
+	// Cgroup is set by the runtime: the group the container runs in, if any.
+	Cgroup *cgroups.Group `json:"cgroup,omitempty"`
 }
 
 // State is a container's life stage.
@@ -44,6 +51,9 @@ type Status struct {
 	ExitCode   int       `json:"exitCode"`
 	// Signal names the signal that ended the process, if one did.
 	Signal string `json:"signal,omitempty"`
+	// OOMKilled: the kernel's OOM killer killed a process in the container's
+	// cgroup (it hit its memory limit).
+	OOMKilled bool `json:"oomKilled,omitempty"`
 }
 
 // ErrNotFound: the runtime has no container with that id.

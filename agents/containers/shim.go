@@ -17,16 +17,30 @@ import (
 // is the container's long-lived parent: it runs the command from DIR/spec.json
 // in its own process group, writes its output to the log, records pid.json,
 // waits, and records exit.json.
+//
+// A container with a cgroup is started through a third stage, --enter: a
+// short-lived copy of the shim, already in the container's process group, that
+// moves itself into the cgroup and only then execs the command, so no user
+// code runs outside the limits and the shim itself stays outside them.
 func ShimMain(args []string) int {
 	fs := flag.NewFlagSet("container-shim", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the container's state directory")
 	run := fs.Bool("run", false, "be the container's parent (internal)")
+	enter := fs.String("enter", "", "join the container's cgroup, then exec this resolved command path (internal)")
 	if err := fs.Parse(args); err != nil || *dir == "" {
 		fmt.Fprintln(os.Stderr, "usage: container-shim --dir DIR")
 		return 2
 	}
-	if *run {
-		return runContainer(*dir)
+	switch {
+	case *enter != "":
+		return enterAndExec(*dir, *enter)
+	case *run:
+		// What runs this shim again: the executable and the arguments before ShimMain's own.
+		self := os.Args[:1]
+		if n := len(os.Args) - len(args); n > 0 {
+			self = os.Args[:n]
+		}
+		return runContainer(*dir, self)
 	}
 	return launch(*dir)
 }
@@ -78,8 +92,8 @@ func launch(dir string) int {
 	}
 }
 
-// runContainer is the long-lived shim.
-func runContainer(dir string) int {
+// runContainer is the long-lived shim; self is the argv that runs ShimMain.
+func runContainer(dir string, self []string) int {
 	var spec Spec
 	if err := readJSON(filepath.Join(dir, specFile), &spec); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -93,6 +107,16 @@ func runContainer(dir string) int {
 	defer logw.Close()
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Env = spec.Env
+	if spec.Cgroup != nil && cmd.Err == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		// The --enter stage gets the shim's environment (what runs the shim
+		// may need it) and execs cmd.Path with the container's.
+		cmd = exec.Command(exe, append(self[1:], "--dir", dir, "--enter", cmd.Path)...)
+	}
 	cmd.Dir = spec.Dir
 	if cmd.Dir == "" {
 		cmd.Dir = dir
@@ -110,6 +134,7 @@ func runContainer(dir string) int {
 	outs.closeWriters()
 	if err != nil {
 		outs.wait()
+		spec.Cgroup.Remove()
 		writeJSON(filepath.Join(dir, exitFile), exitRecord{ExitCode: 128, StartError: startError(spec, err), FinishedAt: time.Now().UTC()})
 		return 1
 	}
@@ -120,8 +145,12 @@ func runContainer(dir string) int {
 	werr := cmd.Wait()
 	// As when a container's first process ends, nothing else in it keeps running.
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	outs.wait()
 	ex := exitRecord{FinishedAt: time.Now().UTC()}
+	if spec.Cgroup != nil {
+		ex.OOMKilled = spec.Cgroup.OOMKilled()
+		spec.Cgroup.Kill() // also what left the process group
+	}
+	outs.wait()
 	var ee *exec.ExitError
 	switch {
 	case werr == nil:
@@ -134,11 +163,33 @@ func runContainer(dir string) int {
 	default:
 		ex.ExitCode = 128
 	}
+	// A zero exit is a success whatever the OOM killer did to other processes in it.
+	ex.OOMKilled = ex.OOMKilled && ex.ExitCode != 0
+	if err := spec.Cgroup.Remove(); err != nil {
+		fmt.Fprintln(os.Stderr, err) // Process.Remove tries again
+	}
 	if err := writeJSON(filepath.Join(dir, exitFile), ex); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// enterAndExec is the --enter stage: it joins the container's cgroup and
+// becomes the container's command (same pid, process group and stdio).
+func enterAndExec(dir, path string) int {
+	var spec Spec
+	if err := readJSON(filepath.Join(dir, specFile), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "capstan: reading the container's spec:", err)
+		return 128
+	}
+	if err := spec.Cgroup.Enter(os.Getpid()); err != nil {
+		fmt.Fprintln(os.Stderr, "capstan:", err)
+		return 128
+	}
+	err := syscall.Exec(path, spec.Command, spec.Env)
+	fmt.Fprintf(os.Stderr, "capstan: exec %s: %v\n", path, err)
+	return 128
 }
 
 func startError(spec Spec, err error) string {

@@ -98,7 +98,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		case <-time.After(time.Second):
 		}
 	}
-	a.log.Info("node registered", "address", a.cfg.Address, "runtime", a.runtimeName)
+	a.log.Info("node registered", "address", a.cfg.Address, "runtime", a.runtimeName, "limitsEnforced", a.limitSupport().String())
 	var wg sync.WaitGroup
 	for _, f := range []func(context.Context){
 		func(ctx context.Context) { a.pods.Run(ctx) },

@@ -143,8 +143,9 @@ type condSince struct{ status, since string }
 func (a *Agent) register(ctx context.Context) error {
 	nodes := a.cfg.Client.Resource("", "v1", "nodes")
 	conds := a.observeConditions()
+	annotations := map[string]any{annotationLimits: a.limitSupport().String()}
 	node := api.Object{"apiVersion": "v1", "kind": "Node",
-		"metadata": map[string]any{"name": a.cfg.NodeName, "labels": a.nodeLabels()},
+		"metadata": map[string]any{"name": a.cfg.NodeName, "labels": a.nodeLabels(), "annotations": annotations},
 		"spec":     map[string]any{},
 	}
 	created, err := nodes.Create(ctx, node)
@@ -152,7 +153,7 @@ func (a *Agent) register(ctx context.Context) error {
 	case err == nil:
 		a.nodeUID = created.UID()
 	case apierrors.IsAlreadyExists(err):
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": a.nodeLabels()}})
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": a.nodeLabels(), "annotations": annotations}})
 		got, err := nodes.Patch(ctx, a.cfg.NodeName, "", mergePatch, patch)
 		if err != nil {
 			return err

@@ -23,6 +23,8 @@ import (
 
 	"github.com/capstan-io/capstan/agents/agenttest"
 	"github.com/capstan-io/capstan/agents/containers"
+	"github.com/capstan-io/capstan/agents/containers/cgroups"
+	"github.com/capstan-io/capstan/agents/containers/cgroups/cgroupstest"
 	"github.com/capstan-io/capstan/agents/nodeagent"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
@@ -52,14 +54,15 @@ type env struct {
 	done     chan struct{}
 }
 
-func newProcessRuntime(t *testing.T, dir string) containers.Runtime {
+// newProcessRuntime makes a process runtime; cg enforces limits (nil: none).
+func newProcessRuntime(t *testing.T, dir string, cg *cgroups.Manager) containers.Runtime {
 	t.Helper()
 	t.Setenv(shimEnv, "1")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := containers.NewProcess(filepath.Join(dir, "containers"), []string{exe})
+	rt, err := containers.NewProcess(filepath.Join(dir, "containers"), []string{exe}, cg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +75,14 @@ func newProcessRuntime(t *testing.T, dir string) containers.Runtime {
 	return rt
 }
 
-// start runs an agent for node "n1" on a fresh hub.
-func start(t *testing.T) *env {
+// start runs an agent for node "n1" on a fresh hub, enforcing no limits.
+func start(t *testing.T) *env { return startWith(t, nil) }
+
+// startWith is start with cg enforcing containers' limits.
+func startWith(t *testing.T, cg *cgroups.Manager) *env {
 	hub := apiservertest.Start(t)
 	e := &env{t: t, cli: hub.Client, dir: t.TempDir(), ca: hub.PKI().CAPEM, token: hub.Token}
-	e.rt = newProcessRuntime(t, e.dir)
+	e.rt = newProcessRuntime(t, e.dir, cg)
 	e.run()
 	return e
 }
@@ -416,7 +422,7 @@ func TestHubOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{t: t, cli: hub.Client, dir: t.TempDir(), ca: hub.PKI().CAPEM, token: hub.Token, agentCli: agentCli}
-	e.rt = newProcessRuntime(t, e.dir)
+	e.rt = newProcessRuntime(t, e.dir, nil)
 	e.run()
 	name := e.createPod(`{"containers":[{"name":"c","image":"busybox","command":["sleep","300"]}]}`)
 	e.waitPod(name, "Ready", ready)
@@ -444,20 +450,24 @@ func TestHubOutage(t *testing.T) {
 	})
 }
 
-func (e *env) eventReason(reason string) bool {
+func (e *env) eventReason(reason string) bool { return e.eventMessage(reason) != "" }
+
+// eventMessage is the message of an event with reason, "" if there is none.
+func (e *env) eventMessage(reason string) string {
 	l, err := e.cli.Resource("", "v1", "events").Namespace("default").List(context.Background(), client.ListOptions{})
 	if err != nil {
-		return false
+		return ""
 	}
 	for _, ev := range l.Items {
 		if ev["reason"] == reason {
-			return true
+			return fmt.Sprint(ev["message"])
 		}
 	}
-	return false
+	return ""
 }
 
-// A containerPort already bound on the node and unenforced limits are reported as events.
+// A containerPort already bound on the node and unenforced limits (this
+// runtime manages no cgroups) are reported as events.
 func TestPortInUseAndLimitsReported(t *testing.T) {
 	e := start(t)
 	ln, err := net.Listen("tcp", ":0")
@@ -470,6 +480,34 @@ func TestPortInUseAndLimitsReported(t *testing.T) {
 		"resources":{"limits":{"memory":"64Mi"}}}]}`, port))
 	agenttest.Eventually(t, 10*time.Second, "PortInUse event", func() bool { return e.eventReason("PortInUse") })
 	agenttest.Eventually(t, 10*time.Second, "LimitsNotEnforced event", func() bool { return e.eventReason("LimitsNotEnforced") })
+	if msg, want := e.eventMessage("LimitsNotEnforced"), "container c: memory limit is not enforced on this node: the runtime manages no cgroups"; msg != want {
+		t.Errorf("LimitsNotEnforced message = %q, want %q", msg, want)
+	}
+}
+
+// On this machine's real cgroups: a container that allocates far beyond its
+// limits.memory of 32Mi ends Terminated with reason OOMKilled and exit code
+// 137, no LimitsNotEnforced warning is sent, and the Node says what it
+// enforces. cgroupstest.New's clean-up fails the test if a group is left.
+func TestMemoryLimitOOMKilled(t *testing.T) {
+	cg := cgroupstest.New(t)
+	e := startWith(t, cg)
+	name := e.createPod(`{"restartPolicy":"Never","containers":[{"name":"hog","image":"python","resources":{"limits":{"memory":"32Mi","cpu":"500m"}},
+		"command":["python3","-c","b = bytearray()\nfor _ in range(1024): b.extend(bytes(1 << 20))\nprint('not killed')"]}]}`)
+	p := e.waitPod(name, "Failed", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed })
+	term := p.Status.ContainerStatuses[0].State.Terminated
+	if term == nil || term.Reason != "OOMKilled" || term.ExitCode != 137 {
+		t.Fatalf("terminated = %+v, want reason OOMKilled, exit code 137", term)
+	}
+	// Events are written in order: once Started is there, an earlier LimitsNotEnforced would be too.
+	agenttest.Eventually(t, 10*time.Second, "Started event", func() bool { return e.eventReason("Started") })
+	if e.eventReason("LimitsNotEnforced") {
+		t.Errorf("LimitsNotEnforced sent on a node that enforces both limits: %s", e.eventMessage("LimitsNotEnforced"))
+	}
+	n, err := e.cli.Resource("", "v1", "nodes").Get(context.Background(), "n1")
+	if got, want := api.NestedString(n, "metadata", "annotations", "capstan.io/container-limits"), cg.Support().String(); err != nil || got != want {
+		t.Errorf("node annotation = %q (%v), want %q", got, err, want)
+	}
 }
 
 // The fake runtime runs pods without processes: Running and Ready, and a

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/capstan-io/capstan/agents/containers"
+	"github.com/capstan-io/capstan/agents/containers/cgroups"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apierrors"
 )
@@ -301,7 +302,10 @@ func terminated(st containers.Status) *corev1.ContainerStateTerminated {
 		t.FinishedAt = t.StartedAt
 		return t
 	}
-	if st.ExitCode != 0 {
+	switch {
+	case st.OOMKilled:
+		t.Reason = "OOMKilled" // the kernel killed it at its memory limit, as the kubelet reports
+	case st.ExitCode != 0:
 		t.Reason = "Error"
 	}
 	if st.Signal != "" {
@@ -420,10 +424,13 @@ func (a *Agent) startContainer(ctx context.Context, ps *podState, c corev1.Conta
 		Labels: map[string]string{labelPodUID: string(pod.UID), labelNamespace: pod.Namespace, labelPodName: pod.Name,
 			labelContainer: c.Name, labelAttempt: strconv.Itoa(attempt)},
 	}
+	if lim := c.Resources.Limits; lim != nil {
+		spec.Limits = cgroups.Limits{MemoryBytes: lim.Memory().Value(), CPUMillis: lim.Cpu().MilliValue()}
+	}
 	if a.runtimeName != "fake" {
 		a.checkPorts(ps, c)
-		if len(c.Resources.Limits) > 0 && attempt == 0 {
-			a.rec.Event(ps.obj, "Warning", "LimitsNotEnforced", "container "+c.Name+": cpu and memory limits are not enforced on this node (capstan does not manage cgroups yet)")
+		if msg := a.unenforced(spec.Limits); msg != "" && attempt == 0 {
+			a.rec.Event(ps.obj, "Warning", "LimitsNotEnforced", "container "+c.Name+": "+msg)
 		}
 	}
 	got, err := a.cfg.Runtime.Start(ctx, spec)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/capstan-io/capstan/agents/containers"
+	"github.com/capstan-io/capstan/agents/containers/cgroups"
 	"github.com/capstan-io/capstan/agents/nodeagent"
 	"github.com/capstan-io/capstan/apiserver/client"
 )
@@ -21,6 +22,7 @@ type nodeFlags struct {
 	cfg         nodeagent.Config
 	runtimeName string
 	count       int
+	cg          *cgroups.Manager // the process runtime's cgroups, once agents made it
 }
 
 // bind adds the flags; dataDirFlag names the data dir flag ("data-dir", or "node-data-dir" beside the server's).
@@ -61,7 +63,10 @@ func (f *nodeFlags) agents(cli *client.Client, base nodeagent.Config) ([]*nodeag
 		if err != nil {
 			return nil, err
 		}
-		rt, err := containers.NewProcess(filepath.Join(cfg.DataDir, "containers"), []string{exe, "container-shim"})
+		// What the machine allows is looked at once; the agent logs it and
+		// reports it on the Node and in LimitsNotEnforced events.
+		f.cg = cgroups.Detect(cgroups.Config{})
+		rt, err := containers.NewProcess(filepath.Join(cfg.DataDir, "containers"), []string{exe, "container-shim"}, f.cg)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +118,9 @@ func runNode(ctx context.Context, args []string) error {
 	for _, a := range agents {
 		g.Go(func() error { return a.Run(ctx) })
 	}
-	return g.Wait()
+	err = g.Wait()
+	nf.cg.RemoveParent() // fails, harmlessly, while limited containers keep running
+	return err
 }
 
 // addFallbackFlag adds an agent's --fallback-servers flag.

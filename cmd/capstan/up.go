@@ -112,6 +112,7 @@ capstan up.
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	n := nodes[0].StopContainers(sctx, 10*time.Second)
+	nf.cg.RemoveParent() // the stopped containers' shims removed their groups
 	fmt.Fprintf(os.Stderr, "capstan up: stopped %d processes; state kept in %s\n", n, cfg.DataDir)
 	return err
 }
