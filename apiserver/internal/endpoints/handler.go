@@ -194,5 +194,6 @@ func (h *Handler) load(ctx context.Context, req *request) (api.Object, int64, er
 	if err != nil {
 		return nil, 0, err
 	}
+	req.fromStorage(o)
 	return o, kv.ModRevision, nil
 }

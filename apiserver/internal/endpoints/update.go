@@ -106,7 +106,7 @@ func (h *Handler) commit(ctx context.Context, req *request, next api.Object, rev
 		newRev, err = h.cfg.Store.Delete(ctx, req.key(), rev)
 	} else {
 		var body []byte
-		if body, err = encodeForStorage(next); err != nil {
+		if body, err = req.encodeStored(next); err != nil {
 			return nil, err
 		}
 		newRev, err = h.cfg.Store.Update(ctx, req.key(), body, rev)
