@@ -37,6 +37,7 @@ func TestKubectl(t *testing.T) {
 		{"field-validation", testKubectlFieldValidation},
 		{"apply-twice", testKubectlApplyTwice},
 		{"crd", testKubectlCRD},
+		{"crd-versions", testKubectlCRDVersions},
 		{"server-side-apply", testKubectlServerSideApply},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
