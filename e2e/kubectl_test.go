@@ -39,6 +39,7 @@ func TestKubectl(t *testing.T) {
 		{"crd", testKubectlCRD},
 		{"crd-versions", testKubectlCRDVersions},
 		{"server-side-apply", testKubectlServerSideApply},
+		{"update-managers", testKubectlUpdateManagers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

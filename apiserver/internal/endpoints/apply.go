@@ -138,6 +138,7 @@ func (h *Handler) apply(r *http.Request, req *request, body []byte, dry bool) (a
 	if err != nil {
 		return nil, err
 	}
+	req.manager = "" // the field manager's Apply records this write
 	js, err := yaml.YAMLToJSON(body)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))

@@ -48,6 +48,9 @@ func (h *Handler) createObject(ctx context.Context, req *request, o api.Object, 
 	if err := h.checkWrite(ctx, req, o); err != nil {
 		return nil, err
 	}
+	if err := h.trackUpdate(req, nil, o); err != nil {
+		return nil, err
+	}
 	if dry {
 		return response{code: http.StatusCreated, body: o}, nil
 	}

@@ -78,6 +78,9 @@ func (h *Handler) guaranteedUpdate(ctx context.Context, req *request, dry bool, 
 			return nil, err
 		}
 		bumpGeneration(req, cur, next) // after defaulting, so defaults are no spec change
+		if err := h.trackUpdate(req, cur, next); err != nil {
+			return nil, err
+		}
 		if err := h.checkWrite(ctx, req, next); err != nil {
 			return nil, err
 		}
