@@ -65,14 +65,14 @@ func TestUpdateManagedFields(t *testing.T) {
 		t.Fatalf("label: %d %s", code, b)
 	}
 	m := managers()
-	for _, tc := range []struct{ manager, owns string }{
-		{"creator", `"f:template"`},
-		{"scaler", `"f:replicas"`},
-		{"labeller", `"f:tier"`},
+	for _, tc := range []struct{ manager, subresource, owns string }{
+		{"creator", "", `"f:template"`},
+		{"scaler", "scale", `"f:replicas"`},
+		{"labeller", "", `"f:tier"`},
 	} {
 		e, ok := m[tc.manager]
-		if !ok || e.Operation != "Update" || !strings.Contains(e.Fields, tc.owns) {
-			t.Errorf("managedFields of %s: %+v, want operation Update owning %s", tc.manager, e, tc.owns)
+		if !ok || e.Operation != "Update" || e.Subresource != tc.subresource || !strings.Contains(e.Fields, tc.owns) {
+			t.Errorf("managedFields of %s: %+v, want operation Update (subresource %q) owning %s", tc.manager, e, tc.subresource, tc.owns)
 		}
 	}
 	if strings.Contains(m["creator"].Fields, `"f:replicas"`) {
@@ -83,7 +83,7 @@ func TestUpdateManagedFields(t *testing.T) {
 	const apply = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 6}\n"
 	code, b := send("PATCH", deploys+"/web?fieldManager=applier", "application/apply-patch+yaml", "kubectl/v1.32.0", apply)
 	st := status(t, b)
-	if code != 409 || st.Message != `Apply failed with 1 conflict: conflict with "scaler" using apps/v1: .spec.replicas` {
+	if code != 409 || st.Message != `Apply failed with 1 conflict: conflict with "scaler" with subresource "scale" using apps/v1: .spec.replicas` {
 		t.Errorf("apply over an Update manager: %d %s", code, b)
 	}
 

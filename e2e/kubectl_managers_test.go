@@ -17,13 +17,13 @@ import (
 // a conflict naming that manager, and --force-conflicts takes it over.
 func testKubectlUpdateManagers(t *testing.T, s *framework.Server, ns string) {
 	kubectl(t, s, "create", "deployment", "web", "--image=nginx", "--replicas=1", "-n", ns)
-	owner := func(field string) (manager, operation string) {
+	owner := func(field string) (manager, operation, subresource string) {
 		t.Helper()
 		var d struct {
 			Metadata struct {
 				ManagedFields []struct {
-					Manager, Operation string
-					FieldsV1           map[string]any `json:"fieldsV1"`
+					Manager, Operation, Subresource string
+					FieldsV1                        map[string]any `json:"fieldsV1"`
 				} `json:"managedFields"`
 			} `json:"metadata"`
 		}
@@ -31,12 +31,12 @@ func testKubectlUpdateManagers(t *testing.T, s *framework.Server, ns string) {
 		for _, e := range d.Metadata.ManagedFields {
 			spec, _ := e.FieldsV1["f:spec"].(map[string]any)
 			if _, ok := spec[field]; ok {
-				return e.Manager, e.Operation
+				return e.Manager, e.Operation, e.Subresource
 			}
 		}
-		return "", ""
+		return "", "", ""
 	}
-	if m, op := owner("f:replicas"); m != "kubectl-create" || op != "Update" {
+	if m, op, _ := owner("f:replicas"); m != "kubectl-create" || op != "Update" {
 		t.Errorf("after kubectl create, replicas owned by %q (%s), want kubectl-create (Update)", m, op)
 	}
 	manifest := filepath.Join(t.TempDir(), "web.yaml")
@@ -64,8 +64,8 @@ func testKubectlUpdateManagers(t *testing.T, s *framework.Server, ns string) {
 			kubectl(t, s, "scale", "deployment", "web", "--replicas=1", "-n", ns) // what the editor replaces
 		}
 		step.run()
-		m, op := owner("f:replicas")
-		t.Logf("after kubectl %s, spec.replicas is owned by %q (%s)", step.name, m, op)
+		m, op, sub := owner("f:replicas")
+		t.Logf("after kubectl %s, spec.replicas is owned by %q (%s, subresource %q)", step.name, m, op, sub)
 		if m == "" || m == "kubectl-create" || op != "Update" {
 			t.Errorf("after kubectl %s, replicas owned by %q (%s)", step.name, m, op)
 			continue
@@ -74,12 +74,16 @@ func testKubectlUpdateManagers(t *testing.T, s *framework.Server, ns string) {
 			t.Errorf("after kubectl edit, replicas owned by %q, want kubectl-edit", m)
 		}
 		msg := kubectlFails(t, s, "apply", "--server-side", "-f", manifest)
-		if want := `conflict with "` + m + `" using apps/v1: .spec.replicas`; !strings.Contains(msg, want) {
+		want := `conflict with "` + m + `" using apps/v1: .spec.replicas`
+		if sub != "" {
+			want = `conflict with "` + m + `" with subresource "` + sub + `" using apps/v1: .spec.replicas`
+		}
+		if !strings.Contains(msg, want) {
 			t.Errorf("server-side apply after kubectl %s: %s\nwant it to contain %s", step.name, msg, want)
 		}
 	}
 	kubectl(t, s, "apply", "--server-side", "--force-conflicts", "-f", manifest)
-	if m, op := owner("f:replicas"); m != "kubectl" || op != "Apply" {
+	if m, op, _ := owner("f:replicas"); m != "kubectl" || op != "Apply" {
 		t.Errorf("after a forced apply, replicas owned by %q (%s), want kubectl (Apply)", m, op)
 	}
 }

@@ -28,14 +28,15 @@ func updateManager(r *http.Request) string {
 // trackUpdate records in next's metadata.managedFields, under req.manager
 // with operation Update, the fields that changed from cur (nil for a
 // create), so a later server-side apply of those fields by another manager
-// is a conflict naming this one. Writes with no manager (applies, which the
+// is a conflict naming this one. A subresource's writes (scale, status) are
+// recorded with its name. Writes with no manager (applies, which the
 // field manager tracks itself, and bindings) record nothing. A failure keeps
 // cur's managedFields rather than failing the write, as in Kubernetes.
 func (h *Handler) trackUpdate(req *request, cur, next api.Object) error {
 	if req.manager == "" || req.res.Virtual {
 		return nil
 	}
-	fm, err := fieldManager(req.res)
+	fm, err := fieldManager(req.res, req.Subresource)
 	if err != nil {
 		return err
 	}
