@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"reflect"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/capstan-io/capstan/admission/rules"
 	"github.com/capstan-io/capstan/admission/schema"
 	"github.com/capstan-io/capstan/apiserver/api"
-	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
 	"github.com/capstan-io/capstan/storage"
 )
 
@@ -23,17 +23,27 @@ var crdResource = &api.Resource{Group: "apiextensions.k8s.io", Version: "v1", Na
 // served versions (registry, so routes, discovery and OpenAPI see them) and
 // their schemas (admission). It sets the CRD's NamesAccepted and Established
 // conditions, and when a CRD is deleted it stops serving it and deletes its
-// objects. Only Run's goroutine uses it.
+// objects.
+//
+// Admission refuses a CRD whose names are taken, but two servers can admit
+// conflicting CRDs at the same moment. Then every controller decides alike:
+// within a group, CRDs are accepted oldest first (by etcd CreateRevision,
+// which every server reads alike), and one that claims a name an accepted CRD or a built-in resource
+// holds is not served and gets NamesAccepted=False with Kubernetes' reason
+// (PluralConflict, KindConflict, ...) until the holder goes away.
+//
+// Only Run's goroutine uses it.
 type crdController struct {
 	store   storage.Interface
 	reg     *api.Registry
 	schemas *schema.Set
 	log     *slog.Logger
-	served  map[string][]*api.Resource // by CRD name
+	crds    map[string]storage.KeyValue // every CRD, by name, as last seen
+	served  map[string][]*api.Resource  // accepted CRDs' served versions, by CRD name
 }
 
 func newCRDController(store storage.Interface, reg *api.Registry, schemas *schema.Set, log *slog.Logger) *crdController {
-	return &crdController{store: store, reg: reg, schemas: schemas, log: log, served: map[string][]*api.Resource{}}
+	return &crdController{store: store, reg: reg, schemas: schemas, log: log, crds: map[string]storage.KeyValue{}, served: map[string][]*api.Resource{}}
 }
 
 // Run lists and watches CRDs until ctx ends, re-listing after a broken watch.
@@ -51,20 +61,26 @@ func (c *crdController) Run(ctx context.Context) error {
 		}
 		seen := map[string]bool{}
 		for _, kv := range res.Items {
-			seen[c.apply(ctx, kv)] = true
+			seen[strings.TrimPrefix(kv.Key, prefix)] = true
+			c.crds[strings.TrimPrefix(kv.Key, prefix)] = kv
 		}
-		for name := range c.served {
+		for name := range c.crds {
 			if !seen[name] {
 				c.remove(ctx, name)
 			}
 		}
+		c.syncAll(ctx)
 		events, errc := c.store.Watch(ctx, prefix, res.Revision)
 		for ev := range events {
+			name := strings.TrimPrefix(ev.KV.Key, prefix)
 			switch ev.Type {
 			case storage.EventPut:
-				c.apply(ctx, ev.KV)
+				c.crds[name] = ev.KV
+				c.syncGroup(ctx, c.groupOf(name))
 			case storage.EventDelete:
-				c.remove(ctx, strings.TrimPrefix(ev.KV.Key, prefix))
+				group := c.groupOf(name)
+				c.remove(ctx, name)
+				c.syncGroup(ctx, group) // a CRD its names held back may be accepted now
 			}
 		}
 		select { // errc carries an error only when the watch failed
@@ -121,12 +137,76 @@ type crdNames struct {
 	Categories []string `json:"categories,omitempty"`
 }
 
-// apply serves the CRD stored in kv and returns its name.
-func (c *crdController) apply(ctx context.Context, kv storage.KeyValue) string {
+// groupOf is the API group of a known CRD.
+func (c *crdController) groupOf(name string) string {
+	o, err := api.Decode(c.crds[name].Value)
+	if err != nil {
+		return ""
+	}
+	return api.NestedString(o, "spec", "group")
+}
+
+// syncAll decides and serves every known CRD.
+func (c *crdController) syncAll(ctx context.Context) {
+	groups := map[string]bool{}
+	for name := range c.crds {
+		groups[c.groupOf(name)] = true
+	}
+	for g := range groups {
+		c.syncGroup(ctx, g)
+	}
+}
+
+// syncGroup decides which CRDs of group are accepted, oldest first, serves
+// those and stops serving the others, and writes their conditions.
+func (c *crdController) syncGroup(ctx context.Context, group string) {
+	type entry struct {
+		kv  storage.KeyValue
+		obj api.Object
+	}
+	var es []entry
+	for _, kv := range c.crds {
+		o, err := api.Decode(kv.Value)
+		if err != nil {
+			c.log.WarnContext(ctx, "decoding CRD", "key", kv.Key, "err", err)
+			continue
+		}
+		if api.NestedString(o, "spec", "group") == group {
+			es = append(es, entry{kv, o})
+		}
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].kv.CreateRevision < es[j].kv.CreateRevision })
+	var accepted []api.Object
+	conflicts := make([][]rules.NameConflict, len(es))
+	for i, e := range es {
+		if conflicts[i] = rules.CRDNameConflicts(e.obj, accepted); len(conflicts[i]) == 0 {
+			accepted = append(accepted, e.obj)
+		}
+	}
+	// Stop serving the refused first: a refused CRD may share its storage
+	// prefix and registry entries with the accepted one.
+	for i, e := range es {
+		if rs := c.served[e.obj.Name()]; len(conflicts[i]) > 0 && len(rs) > 0 {
+			delete(c.served, e.obj.Name())
+			for _, r := range rs {
+				c.unserve(r)
+			}
+		}
+	}
+	for i, e := range es {
+		if len(conflicts[i]) == 0 {
+			c.serve(ctx, e.kv)
+		}
+		c.setConditions(ctx, e.kv, e.obj, conflicts[i])
+	}
+}
+
+// serve registers the served versions of the CRD stored in kv.
+func (c *crdController) serve(ctx context.Context, kv storage.KeyValue) {
 	var crd crdSpec
 	if err := json.Unmarshal(kv.Value, &crd); err != nil {
 		c.log.WarnContext(ctx, "decoding CRD", "key", kv.Key, "err", err)
-		return ""
+		return
 	}
 	name, s := crd.Metadata.Name, crd.Spec
 	var rs []*api.Resource
@@ -135,12 +215,15 @@ func (c *crdController) apply(ctx context.Context, kv storage.KeyValue) string {
 		if v.Storage {
 			storageVersion = v.Name
 		}
+	}
+	for _, v := range s.Versions {
 		if !v.Served {
 			continue
 		}
 		r := &api.Resource{
 			Group: s.Group, Version: v.Name, Name: s.Names.Plural, Singular: s.Names.Singular, Kind: s.Names.Kind,
 			Namespaced: s.Scope != "Cluster", ShortNames: s.Names.ShortNames, Categories: s.Names.Categories,
+			StorageVersion: storageVersion,
 		}
 		if r.Singular == "" {
 			r.Singular = strings.ToLower(r.Kind)
@@ -179,8 +262,6 @@ func (c *crdController) apply(ctx context.Context, kv storage.KeyValue) string {
 			c.unserve(o)
 		}
 	}
-	c.setEstablished(ctx, kv, crd.Spec.Names, storageVersion)
-	return name
 }
 
 func containsVersion(rs []*api.Resource, r *api.Resource) bool {
@@ -197,8 +278,10 @@ func (c *crdController) unserve(r *api.Resource) {
 	c.schemas.Remove(schema.Kind{Group: r.Group, Version: r.Version, Kind: r.Kind})
 }
 
-// remove stops serving a deleted CRD and deletes its objects.
+// remove stops serving a deleted CRD and deletes its objects (a CRD that was
+// not accepted owns none: its storage prefix is the holder's).
 func (c *crdController) remove(ctx context.Context, name string) {
+	delete(c.crds, name)
 	rs := c.served[name]
 	delete(c.served, name)
 	for _, r := range rs {
@@ -218,64 +301,4 @@ func (c *crdController) remove(ctx context.Context, name string) {
 			c.log.WarnContext(ctx, "deleting an object of a deleted CRD", "key", kv.Key, "err", err)
 		}
 	}
-}
-
-// setEstablished writes the NamesAccepted and Established conditions once.
-// Servers racing to write it lose on the revision precondition, harmlessly.
-func (c *crdController) setEstablished(ctx context.Context, kv storage.KeyValue, names crdNames, storageVersion string) {
-	o, err := api.Decode(kv.Value)
-	if err != nil {
-		return
-	}
-	if names.ListKind == "" {
-		names.ListKind = names.Kind + "List"
-	}
-	var accepted map[string]any
-	b, _ := json.Marshal(names)
-	json.Unmarshal(b, &accepted)
-	status, _ := o["status"].(map[string]any)
-	if status != nil && reflect.DeepEqual(normalize(status["acceptedNames"]), normalize(accepted)) && hasTrue(status, "Established") {
-		return
-	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	cond := func(t, reason, msg string) map[string]any {
-		return map[string]any{"type": t, "status": "True", "lastTransitionTime": now, "reason": reason, "message": msg}
-	}
-	stored := []any{}
-	if storageVersion != "" {
-		stored = append(stored, storageVersion)
-	}
-	o["status"] = map[string]any{
-		"acceptedNames":  accepted,
-		"storedVersions": stored,
-		"conditions": []any{
-			cond("NamesAccepted", "NoConflicts", "no conflicts found"),
-			cond("Established", "InitialNamesAccepted", "the initial names have been accepted"),
-		},
-	}
-	body, err := endpoints.EncodeForStorage(o)
-	if err != nil {
-		return
-	}
-	if _, err := c.store.Update(ctx, kv.Key, body, kv.ModRevision); err != nil && !errors.Is(err, storage.ErrConflict) && !errors.Is(err, storage.ErrNotFound) {
-		c.log.WarnContext(ctx, "setting CRD conditions", "key", kv.Key, "err", err)
-	}
-}
-
-func normalize(v any) any {
-	b, _ := json.Marshal(v)
-	var out any
-	json.Unmarshal(b, &out)
-	return out
-}
-
-func hasTrue(status map[string]any, condType string) bool {
-	conds, _ := status["conditions"].([]any)
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == condType && m["status"] == "True" {
-			return true
-		}
-	}
-	return false
 }

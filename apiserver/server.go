@@ -32,6 +32,7 @@ type Server struct {
 	admission *admission.Chain
 	schemas   *schema.Set
 	webhooks  *webhookSource // fed by a watch in Run (webhooks.go)
+	crds      *crdLister     // reads the stored CRDs once Run has a store (crds.go)
 
 	mu       sync.Mutex
 	addr     string        // where HTTPS listens, once ready
@@ -49,9 +50,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), webhooks: &webhookSource{}, readyc: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), webhooks: &webhookSource{}, crds: &crdLister{}, readyc: make(chan struct{})}
 	var err error
-	if s.admission, s.schemas, err = newAdmission(s.reg, s.webhooks, cfg.DisableAdmissionPlugins); err != nil {
+	if s.admission, s.schemas, err = newAdmission(s.reg, s.webhooks, s.crds, cfg.DisableAdmissionPlugins); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -111,6 +112,7 @@ func (s *Server) Run(ctx context.Context) error {
 	m := metrics.New()
 	store := etcd3.New(cli, etcd3.Config{RequestTimeout: s.cfg.EtcdRequestTimeout, Observe: m.ObserveEtcd})
 	m.Registry.MustRegister(newObjectCounter(store, s.reg))
+	s.crds.setStore(store)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(s.cfg.BindAddress, strconv.Itoa(s.cfg.SecurePort)))
 	if err != nil {

@@ -30,6 +30,30 @@ func testKubectlExplain(t *testing.T, s *framework.Server, _ string) {
 			}
 		}
 	}
+
+	// Descriptions are k8s.io/api's, through both documents. kubectl wraps
+	// them at its own width, so words are compared, not lines.
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"explain", "pods.spec.containers.image"}, []string{corev1.Container{}.SwaggerDoc()["image"]}},
+		{[]string{"explain", "pods.spec.containers.image", "--output=plaintext-openapiv2"}, []string{corev1.Container{}.SwaggerDoc()["image"]}},
+		{[]string{"explain", "pods.spec.containers"}, []string{corev1.PodSpec{}.SwaggerDoc()["containers"], corev1.Container{}.SwaggerDoc()["imagePullPolicy"]}},
+		{[]string{"explain", "pods"}, []string{corev1.Pod{}.SwaggerDoc()[""], corev1.Pod{}.SwaggerDoc()["spec"]}},
+		{[]string{"explain", "deployments.spec"}, []string{appsv1.DeploymentSpec{}.SwaggerDoc()["replicas"]}},
+	} {
+		out := kubectl(t, s, tc.args...)
+		if strings.Contains(out, "<no description>") {
+			t.Errorf("kubectl %s: a field without a description:\n%s", strings.Join(tc.args, " "), out)
+		}
+		for _, w := range tc.want {
+			if w == "" || !strings.Contains(words(out), words(w)) {
+				t.Errorf("kubectl %s: no description %q in\n%s", strings.Join(tc.args, " "), w, out)
+			}
+		}
+	}
 }
 
 // testKubectlFieldValidation checks kubectl's --validate modes against server-side field validation.

@@ -57,20 +57,8 @@ func testKubectlCRD(t *testing.T, s *framework.Server, ns string) {
 	kubectl(t, s, "apply", "-f", crd)
 	kubectl(t, s, "wait", "--for=condition=Established", "crd/gadgets.e2e.example.com", "--timeout=10s")
 	writeGadget("3")
-	// Discovery may lag the CRD by up to a second; kubectl retries on its own only after a cache refresh.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err := framework.Kubectl(t, s, "apply", "-n", ns, "-f", gadget)
-		if err == nil {
-			if strings.TrimSpace(out) != "gadget.e2e.example.com/g1 created" {
-				t.Fatalf("apply: %q", out)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if out := applyNewKind(t, s, ns, gadget); strings.TrimSpace(out) != "gadget.e2e.example.com/g1 created" {
+		t.Fatalf("apply: %q", out)
 	}
 	if out := kubectl(t, s, "apply", "-n", ns, "-f", gadget); strings.TrimSpace(out) != "gadget.e2e.example.com/g1 unchanged" {
 		t.Errorf("second apply: %q", out)
@@ -93,5 +81,23 @@ func testKubectlCRD(t *testing.T, s *framework.Server, ns string) {
 	kubectl(t, s, "delete", "crd", "gadgets.e2e.example.com")
 	if msg := kubectlFails(t, s, "get", "--raw", "/apis/e2e.example.com/v1/namespaces/"+ns+"/gadgets/g1"); !strings.Contains(msg, "NotFound") {
 		t.Errorf("after delete: %s", msg)
+	}
+}
+
+// applyNewKind runs kubectl apply -f file in ns for an object of a kind a CRD
+// has just added, retrying for up to 10 s: discovery may lag the CRD by up to
+// a second, and kubectl retries on its own only after a cache refresh.
+func applyNewKind(t *testing.T, s *framework.Server, ns, file string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := framework.Kubectl(t, s, "apply", "-n", ns, "-f", file)
+		if err == nil {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

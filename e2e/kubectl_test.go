@@ -37,7 +37,9 @@ func TestKubectl(t *testing.T) {
 		{"field-validation", testKubectlFieldValidation},
 		{"apply-twice", testKubectlApplyTwice},
 		{"crd", testKubectlCRD},
+		{"crd-versions", testKubectlCRDVersions},
 		{"server-side-apply", testKubectlServerSideApply},
+		{"update-managers", testKubectlUpdateManagers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

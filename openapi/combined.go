@@ -8,7 +8,7 @@ import (
 const CombinedFile = "openapi/capstan.openapi.json"
 
 // Combined is one OpenAPI 3.0 document for SDK generators: every resource's
-// create, list, get, replace and delete with declared path parameters, unique
+// create, list, get, replace and delete, as far as it serves them, with declared path parameters, unique
 // operation ids (listCoreV1NamespacedPod) and a <Kind>List schema per kind,
 // over the same component schemas the server publishes per group version.
 func Combined(rs []*api.Resource) map[string]any {
@@ -44,19 +44,30 @@ func Combined(rs []*api.Resource) map[string]any {
 		resp := func(code, ref string) map[string]any {
 			return map[string]any{code: map[string]any{"description": "OK", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + ref}}}}}
 		}
-		paths[collectionPath(r)] = map[string]any{
-			"parameters": ns,
-			"get": map[string]any{"operationId": "list" + id, "tags": []any{tag(r)}, "responses": resp("200", list),
-				"parameters": []any{queryParam("labelSelector"), queryParam("fieldSelector"), queryParam("limit"), queryParam("continue")}},
-			"post": map[string]any{"operationId": "create" + id, "tags": []any{tag(r)}, "requestBody": body(kind), "responses": resp("201", kind),
-				"parameters": []any{queryParam("dryRun"), queryParam("fieldValidation")}},
+		verbs := verbSet(r.ServedVerbs())
+		coll := map[string]any{"parameters": ns}
+		if verbs["list"] {
+			coll["get"] = map[string]any{"operationId": "list" + id, "tags": []any{tag(r)}, "responses": resp("200", list),
+				"parameters": []any{queryParam("labelSelector"), queryParam("fieldSelector"), queryParam("limit"), queryParam("continue")}}
 		}
-		paths[collectionPath(r)+"/{name}"] = map[string]any{
-			"parameters": name,
-			"get":        map[string]any{"operationId": "read" + id, "tags": []any{tag(r)}, "responses": resp("200", kind)},
-			"put": map[string]any{"operationId": "replace" + id, "tags": []any{tag(r)}, "requestBody": body(kind), "responses": resp("200", kind),
-				"parameters": []any{queryParam("dryRun"), queryParam("fieldValidation")}},
-			"delete": map[string]any{"operationId": "delete" + id, "tags": []any{tag(r)}, "responses": resp("200", kind)},
+		if verbs["create"] {
+			coll["post"] = map[string]any{"operationId": "create" + id, "tags": []any{tag(r)}, "requestBody": body(kind), "responses": resp("201", kind),
+				"parameters": []any{queryParam("dryRun"), queryParam("fieldValidation")}}
+		}
+		paths[collectionPath(r)] = coll
+		item := map[string]any{"parameters": name}
+		if verbs["get"] {
+			item["get"] = map[string]any{"operationId": "read" + id, "tags": []any{tag(r)}, "responses": resp("200", kind)}
+		}
+		if verbs["update"] {
+			item["put"] = map[string]any{"operationId": "replace" + id, "tags": []any{tag(r)}, "requestBody": body(kind), "responses": resp("200", kind),
+				"parameters": []any{queryParam("dryRun"), queryParam("fieldValidation")}}
+		}
+		if verbs["delete"] {
+			item["delete"] = map[string]any{"operationId": "delete" + id, "tags": []any{tag(r)}, "responses": resp("200", kind)}
+		}
+		if len(item) > 1 { // more than its parameters: create-only kinds have no item path
+			paths[collectionPath(r)+"/{name}"] = item
 		}
 	}
 	return map[string]any{

@@ -14,23 +14,27 @@ func Document(rs []*api.Resource) map[string]any {
 		gvk := map[string]string{"group": r.Group, "version": r.Version, "kind": r.Kind}
 		ref := map[string]any{"$ref": "#/components/schemas/" + kindSchemaName(r)}
 		coll, item := collectionPath(r), collectionPath(r)+"/{name}"
-		paths[coll] = map[string]any{
-			"get":    op("list", r, gvk, ref, listParams),
-			"post":   op("post", r, gvk, ref, writeParams),
-			"delete": op("deletecollection", r, gvk, ref, nil),
-		}
-		paths[item] = map[string]any{
-			"get":    op("get", r, gvk, ref, nil),
-			"put":    op("put", r, gvk, ref, writeParams),
-			"patch":  op("patch", r, gvk, ref, append(writeParams, "force")),
-			"delete": op("delete", r, gvk, ref, []string{"dryRun", "gracePeriodSeconds", "propagationPolicy"}),
-		}
+		verbs := verbSet(r.ServedVerbs())
+		// Only the verbs r serves: the review kinds are create-only, and a
+		// client that trusts the document must not be sent to a 405.
+		addOps(paths, coll, verbs, map[string]opSpec{
+			"list":             {"get", op("list", r, gvk, ref, listParams)},
+			"create":           {"post", op("post", r, gvk, ref, writeParams)},
+			"deletecollection": {"delete", op("deletecollection", r, gvk, ref, nil)},
+		})
+		addOps(paths, item, verbs, map[string]opSpec{
+			"get":    {"get", op("get", r, gvk, ref, nil)},
+			"update": {"put", op("put", r, gvk, ref, writeParams)},
+			"patch":  {"patch", op("patch", r, gvk, ref, append(writeParams, "force"))},
+			"delete": {"delete", op("delete", r, gvk, ref, []string{"dryRun", "gracePeriodSeconds", "propagationPolicy"})},
+		})
 		for _, sub := range r.Subresources {
-			paths[item+"/"+sub] = map[string]any{
-				"get":   op("get", r, gvk, ref, nil),
-				"put":   op("put", r, gvk, ref, writeParams),
-				"patch": op("patch", r, gvk, ref, append(writeParams, "force")),
-			}
+			addOps(paths, item+"/"+sub, subresourceVerbs(sub), map[string]opSpec{
+				"get":    {"get", op("get", r, gvk, ref, nil)},
+				"update": {"put", op("put", r, gvk, ref, writeParams)},
+				"patch":  {"patch", op("patch", r, gvk, ref, append(writeParams, "force"))},
+				"create": {"post", op("post", r, gvk, ref, writeParams)},
+			})
 		}
 	}
 	return map[string]any{
@@ -39,6 +43,48 @@ func Document(rs []*api.Resource) map[string]any {
 		"paths":      paths,
 		"components": map[string]any{"schemas": schemas},
 	}
+}
+
+// opSpec is the HTTP method of a verb's operation, and the operation.
+type opSpec struct {
+	method string
+	op     map[string]any
+}
+
+// addOps puts under path the operations of the verbs in served, if any.
+func addOps(paths map[string]any, path string, served map[string]bool, ops map[string]opSpec) {
+	item := map[string]any{}
+	for verb, o := range ops {
+		if served[verb] {
+			item[o.method] = o.op
+		}
+	}
+	if len(item) > 0 {
+		paths[path] = item
+	}
+}
+
+func verbSet(verbs []string) map[string]bool {
+	out := make(map[string]bool, len(verbs))
+	for _, v := range verbs {
+		out[v] = true
+	}
+	return out
+}
+
+// subresourceVerbs are the verbs the hub serves on a subresource, as its
+// discovery lists them: binding and token are created, log is read,
+// finalize is replaced, status and scale are read, replaced and patched.
+func subresourceVerbs(sub string) map[string]bool {
+	switch sub {
+	case "binding", "token":
+		return verbSet([]string{"create"})
+	case "log":
+		return verbSet([]string{"get"})
+	case "finalize":
+		return verbSet([]string{"update"})
+	}
+	return verbSet([]string{"get", "update", "patch"})
 }
 
 var (

@@ -72,7 +72,7 @@ func V2Document(rs []*api.Resource) map[string]any {
 }
 
 // toV2 rewrites an OpenAPI 3.0 schema for Swagger 2.0: references point into
-// definitions, and int-or-string (anyOf, which 2.0 lacks) becomes the
+// definitions, a lone allOf reference becomes $ref again, and int-or-string (anyOf, which 2.0 lacks) becomes the
 // string with format int-or-string that Kubernetes' v2 documents use.
 func toV2(v any) any {
 	switch t := v.(type) {
@@ -91,6 +91,14 @@ func toV2(v any) any {
 				continue
 			}
 			out[k] = toV2(e)
+		}
+		// A reference with a description is allOf in 3.0; Kubernetes' 2.0
+		// documents, and kubectl's v2 reader, put the description beside $ref.
+		if all, ok := out["allOf"].([]any); ok && len(all) == 1 {
+			if ref, ok := all[0].(map[string]any)["$ref"]; ok {
+				delete(out, "allOf")
+				out["$ref"] = ref
+			}
 		}
 		return out
 	case []any:

@@ -20,6 +20,9 @@ type Deps struct {
 	Schemas *schema.Set
 	// Webhooks are the configured admission webhooks; nil means none.
 	Webhooks webhook.Source
+	// CRDs lists the stored CustomResourceDefinitions for KindRules' name
+	// conflict check; nil skips that check.
+	CRDs rules.CRDLister
 }
 
 // spec is one plugin: its name, whether it can be turned off, and how to build it.
@@ -39,7 +42,7 @@ var all = []spec{
 	// SchemaValidation: the kind's JSON Schema (enums, bounds, required).
 	{name: "SchemaValidation", build: func(d Deps) admission.Plugin { return d.Schemas.Validate() }},
 	// KindRules: per-kind rules beyond the schema (names, selectors, immutable fields, quantities).
-	{name: "KindRules", optional: true, build: func(Deps) admission.Plugin { return rules.New() }},
+	{name: "KindRules", optional: true, build: func(d Deps) admission.Plugin { return rules.New(d.CRDs) }},
 	// Webhooks: Mutating- then ValidatingWebhookConfigurations (mutates after
 	// Defaults, validates after KindRules).
 	{name: "Webhooks", optional: true, build: func(d Deps) admission.Plugin { return webhook.New(d.Webhooks) }},

@@ -47,13 +47,18 @@ func validateCRD(o api.Object) field.ErrorList {
 		errs = append(errs, field.Required(sp.Child("versions"), "must have exactly one version marked as storage version"))
 	}
 	storage := 0
+	seen := map[string]bool{}
 	for i, v := range versions {
 		vm, _ := v.(map[string]any)
 		vp := sp.Child("versions").Index(i)
 		name, _ := vm["name"].(string)
-		if name == "" {
+		switch {
+		case name == "":
 			errs = append(errs, field.Required(vp.Child("name"), ""))
-		} else {
+		case seen[name]:
+			errs = append(errs, field.Duplicate(vp.Child("name"), name))
+		default:
+			seen[name] = true
 			for _, msg := range validation.IsDNS1035Label(name) {
 				errs = append(errs, field.Invalid(vp.Child("name"), name, msg))
 			}

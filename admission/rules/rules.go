@@ -9,9 +9,12 @@ import (
 	"github.com/capstan-io/capstan/apiserver/api"
 )
 
-// New returns the per-kind validation plugin.
-func New() admission.Validator {
-	return admission.ValidatorFunc{PluginName: "KindRules", Fn: validate}
+// New returns the per-kind validation plugin. crds, if not nil, lists the
+// stored CRDs, so a CRD whose names are taken is refused.
+func New(crds CRDLister) admission.Validator {
+	return admission.ValidatorFunc{PluginName: "KindRules", Fn: func(ctx context.Context, a *admission.Attributes) error {
+		return validate(ctx, crds, a)
+	}}
 }
 
 // kindRules validates one kind: create checks the new object, update also
@@ -31,7 +34,7 @@ var byKind = map[string]kindRules{
 	"apiextensions.k8s.io/v1/CustomResourceDefinition": {create: validateCRD, update: validateCRDUpdate},
 }
 
-func validate(_ context.Context, a *admission.Attributes) error {
+func validate(ctx context.Context, crds CRDLister, a *admission.Attributes) error {
 	if a.Object == nil || a.Resource == nil {
 		return nil
 	}
@@ -46,6 +49,13 @@ func validate(_ context.Context, a *admission.Attributes) error {
 	errs := r.create(a.Object)
 	if a.Operation == admission.Update && a.OldObject != nil && r.update != nil && a.Subresource == "" {
 		errs = append(errs, r.update(a.Object, a.OldObject)...)
+	}
+	if a.Resource.Group == "apiextensions.k8s.io" && a.Resource.Kind == "CustomResourceDefinition" {
+		more, err := crdNameRules(ctx, crds, a)
+		if err != nil {
+			return err
+		}
+		errs = append(errs, more...)
 	}
 	return admission.Invalid(errs)
 }

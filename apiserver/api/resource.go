@@ -26,6 +26,11 @@ type Resource struct {
 	Schema []byte
 	// PrinterColumns are a custom resource's additionalPrinterColumns.
 	PrinterColumns []PrinterColumn
+	// StorageVersion is the version a custom resource's objects are stored
+	// in. Every served version of a CRD shares the storage, and an object
+	// read or written through one version carries that version's apiVersion
+	// (conversion strategy None). Built-in kinds leave it empty.
+	StorageVersion string
 }
 
 // ServedVerbs are the verbs discovery lists for r.

@@ -260,34 +260,126 @@ func (e IoK8sApiCoreV1TolerationOperator) Valid() bool {
 	}
 }
 
-// IoK8sApiAdmissionregistrationV1MatchCondition defines model for io.k8s.api.admissionregistration.v1.MatchCondition.
+// IoK8sApiAdmissionregistrationV1MatchCondition MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.
 type IoK8sApiAdmissionregistrationV1MatchCondition struct {
+	// Expression expression represents the expression which will be evaluated by CEL. Must evaluate to bool. CEL expressions have access to the contents of the AdmissionRequest and Authorizer, organized into CEL variables:
+	//
+	// 'object' - The object from the incoming request. The value is null for DELETE requests. 'oldObject' - The existing object. The value is null for CREATE requests. 'request' - Attributes of the admission request(/pkg/apis/admission/types.go#AdmissionRequest). 'authorizer' - A CEL Authorizer. May be used to perform authorization checks for the principal (user or service account) of the request.
+	//   See https://pkg.go.dev/k8s.io/apiserver/pkg/cel/library#Authz
+	// 'authorizer.requestResource' - A CEL ResourceCheck constructed from the 'authorizer' and configured with the
+	//   request resource.
+	// Documentation on CEL: https://kubernetes.io/docs/reference/using-api/cel/
+	//
+	// Required.
 	Expression *string `json:"expression,omitempty"`
-	Name       *string `json:"name,omitempty"`
+
+	// Name name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes. A good name should be descriptive of the associated expression. Name must be a qualified name consisting of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')
+	//
+	// Required.
+	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1MutatingWebhook defines model for io.k8s.api.admissionregistration.v1.MutatingWebhook.
+// IoK8sApiAdmissionregistrationV1MutatingWebhook MutatingWebhook describes an admission webhook and the resources and operations it applies to.
 type IoK8sApiAdmissionregistrationV1MutatingWebhook struct {
-	AdmissionReviewVersions *[]string                                            `json:"admissionReviewVersions,omitempty"`
-	ClientConfig            *IoK8sApiAdmissionregistrationV1WebhookClientConfig  `json:"clientConfig,omitempty"`
-	FailurePolicy           *string                                              `json:"failurePolicy,omitempty"`
-	MatchConditions         *[]IoK8sApiAdmissionregistrationV1MatchCondition     `json:"matchConditions,omitempty"`
-	MatchPolicy             *string                                              `json:"matchPolicy,omitempty"`
-	Name                    *string                                              `json:"name,omitempty"`
-	NamespaceSelector       *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"namespaceSelector,omitempty"`
-	ObjectSelector          *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"objectSelector,omitempty"`
-	ReinvocationPolicy      *string                                              `json:"reinvocationPolicy,omitempty"`
-	Rules                   *[]IoK8sApiAdmissionregistrationV1RuleWithOperations `json:"rules,omitempty"`
-	SideEffects             *string                                              `json:"sideEffects,omitempty"`
-	TimeoutSeconds          *int32                                               `json:"timeoutSeconds,omitempty"`
+	// AdmissionReviewVersions admissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.
+	AdmissionReviewVersions *[]string `json:"admissionReviewVersions,omitempty"`
+
+	// ClientConfig clientConfig defines how to communicate with the hook. Required
+	ClientConfig *IoK8sApiAdmissionregistrationV1WebhookClientConfig `json:"clientConfig,omitempty"`
+
+	// FailurePolicy failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+	FailurePolicy *string `json:"failurePolicy,omitempty"`
+
+	// MatchConditions matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
+	//
+	// The exact matching logic is (in order):
+	//   1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.
+	//   2. If ALL matchConditions evaluate to TRUE, the webhook is called.
+	//   3. If any matchCondition evaluates to an error (but none are FALSE):
+	//      - If failurePolicy=Fail, reject the request
+	//      - If failurePolicy=Ignore, the error is ignored and the webhook is skipped
+	MatchConditions *[]IoK8sApiAdmissionregistrationV1MatchCondition `json:"matchConditions,omitempty"`
+
+	// MatchPolicy matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
+	//
+	// - Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.
+	//
+	// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
+	//
+	// Defaults to "Equivalent"
+	MatchPolicy *string `json:"matchPolicy,omitempty"`
+
+	// Name name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
+	Name *string `json:"name,omitempty"`
+
+	// NamespaceSelector namespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.
+	//
+	// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
+	//   "matchExpressions": [
+	//     {
+	//       "key": "runlevel",
+	//       "operator": "NotIn",
+	//       "values": [
+	//         "0",
+	//         "1"
+	//       ]
+	//     }
+	//   ]
+	// }
+	//
+	// If instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {
+	//   "matchExpressions": [
+	//     {
+	//       "key": "environment",
+	//       "operator": "In",
+	//       "values": [
+	//         "prod",
+	//         "staging"
+	//       ]
+	//     }
+	//   ]
+	// }
+	//
+	// See https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples of label selectors.
+	//
+	// Default to the empty LabelSelector, which matches everything.
+	NamespaceSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// ObjectSelector objectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
+	ObjectSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"objectSelector,omitempty"`
+
+	// ReinvocationPolicy reinvocationPolicy indicates whether this webhook should be called multiple times as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".
+	//
+	// Never: the webhook will not be called more than once in a single admission evaluation.
+	//
+	// IfNeeded: the webhook will be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call. Webhooks that specify this option *must* be idempotent, able to process objects they previously admitted. Note: * the number of additional invocations is not guaranteed to be exactly one. * if additional invocations result in further modifications to the object, webhooks are not guaranteed to be invoked again. * webhooks that use this option may be reordered to minimize the number of additional invocations. * to validate an object after all mutations are guaranteed complete, use a validating admission webhook instead.
+	//
+	// Defaults to "Never".
+	ReinvocationPolicy *string `json:"reinvocationPolicy,omitempty"`
+
+	// Rules rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
+	Rules *[]IoK8sApiAdmissionregistrationV1RuleWithOperations `json:"rules,omitempty"`
+
+	// SideEffects sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+	SideEffects *string `json:"sideEffects,omitempty"`
+
+	// TimeoutSeconds timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration defines model for io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration.
+// IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration MutatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and may change the object.
 type IoK8sApiAdmissionregistrationV1MutatingWebhookConfiguration struct {
-	ApiVersion *string                                           `json:"apiVersion,omitempty"`
-	Kind       *string                                           `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta         `json:"metadata,omitempty"`
-	Webhooks   *[]IoK8sApiAdmissionregistrationV1MutatingWebhook `json:"webhooks,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Webhooks webhooks is a list of webhooks and the affected resources and operations.
+	Webhooks *[]IoK8sApiAdmissionregistrationV1MutatingWebhook `json:"webhooks,omitempty"`
 }
 
 // IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList defines model for io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList.
@@ -298,44 +390,137 @@ type IoK8sApiAdmissionregistrationV1MutatingWebhookConfigurationList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta                       `json:"metadata,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1RuleWithOperations defines model for io.k8s.api.admissionregistration.v1.RuleWithOperations.
+// IoK8sApiAdmissionregistrationV1RuleWithOperations RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid.
 type IoK8sApiAdmissionregistrationV1RuleWithOperations struct {
-	ApiGroups   *[]string `json:"apiGroups,omitempty"`
+	// ApiGroups apiGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
+	ApiGroups *[]string `json:"apiGroups,omitempty"`
+
+	// ApiVersions apiVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
 	ApiVersions *[]string `json:"apiVersions,omitempty"`
-	Operations  *[]string `json:"operations,omitempty"`
-	Resources   *[]string `json:"resources,omitempty"`
-	Scope       *string   `json:"scope,omitempty"`
+
+	// Operations operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
+	Operations *[]string `json:"operations,omitempty"`
+
+	// Resources resources is a list of resources this rule applies to.
+	//
+	// For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
+	//
+	// If wildcard is present, the validation rule will ensure resources do not overlap with each other.
+	//
+	// Depending on the enclosing object, subresources might not be allowed. Required.
+	Resources *[]string `json:"resources,omitempty"`
+
+	// Scope scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+	Scope *string `json:"scope,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1ServiceReference defines model for io.k8s.api.admissionregistration.v1.ServiceReference.
+// IoK8sApiAdmissionregistrationV1ServiceReference ServiceReference holds a reference to Service.legacy.k8s.io
 type IoK8sApiAdmissionregistrationV1ServiceReference struct {
-	Name      *string `json:"name,omitempty"`
+	// Name name is the name of the service. Required
+	Name *string `json:"name,omitempty"`
+
+	// Namespace namespace is the namespace of the service. Required
 	Namespace *string `json:"namespace,omitempty"`
-	Path      *string `json:"path,omitempty"`
-	Port      *int32  `json:"port,omitempty"`
+
+	// Path path is an optional URL path which will be sent in any request to this service.
+	Path *string `json:"path,omitempty"`
+
+	// Port port is the port on the service that hosts the webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
+	Port *int32 `json:"port,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1ValidatingWebhook defines model for io.k8s.api.admissionregistration.v1.ValidatingWebhook.
+// IoK8sApiAdmissionregistrationV1ValidatingWebhook ValidatingWebhook describes an admission webhook and the resources and operations it applies to.
 type IoK8sApiAdmissionregistrationV1ValidatingWebhook struct {
-	AdmissionReviewVersions *[]string                                            `json:"admissionReviewVersions,omitempty"`
-	ClientConfig            *IoK8sApiAdmissionregistrationV1WebhookClientConfig  `json:"clientConfig,omitempty"`
-	FailurePolicy           *string                                              `json:"failurePolicy,omitempty"`
-	MatchConditions         *[]IoK8sApiAdmissionregistrationV1MatchCondition     `json:"matchConditions,omitempty"`
-	MatchPolicy             *string                                              `json:"matchPolicy,omitempty"`
-	Name                    *string                                              `json:"name,omitempty"`
-	NamespaceSelector       *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"namespaceSelector,omitempty"`
-	ObjectSelector          *IoK8sApimachineryPkgApisMetaV1LabelSelector         `json:"objectSelector,omitempty"`
-	Rules                   *[]IoK8sApiAdmissionregistrationV1RuleWithOperations `json:"rules,omitempty"`
-	SideEffects             *string                                              `json:"sideEffects,omitempty"`
-	TimeoutSeconds          *int32                                               `json:"timeoutSeconds,omitempty"`
+	// AdmissionReviewVersions admissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.
+	AdmissionReviewVersions *[]string `json:"admissionReviewVersions,omitempty"`
+
+	// ClientConfig clientConfig defines how to communicate with the hook. Required
+	ClientConfig *IoK8sApiAdmissionregistrationV1WebhookClientConfig `json:"clientConfig,omitempty"`
+
+	// FailurePolicy failurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+	FailurePolicy *string `json:"failurePolicy,omitempty"`
+
+	// MatchConditions matchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
+	//
+	// The exact matching logic is (in order):
+	//   1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.
+	//   2. If ALL matchConditions evaluate to TRUE, the webhook is called.
+	//   3. If any matchCondition evaluates to an error (but none are FALSE):
+	//      - If failurePolicy=Fail, reject the request
+	//      - If failurePolicy=Ignore, the error is ignored and the webhook is skipped
+	MatchConditions *[]IoK8sApiAdmissionregistrationV1MatchCondition `json:"matchConditions,omitempty"`
+
+	// MatchPolicy matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
+	//
+	// - Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.
+	//
+	// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
+	//
+	// Defaults to "Equivalent"
+	MatchPolicy *string `json:"matchPolicy,omitempty"`
+
+	// Name name is the name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
+	Name *string `json:"name,omitempty"`
+
+	// NamespaceSelector namespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.
+	//
+	// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
+	//   "matchExpressions": [
+	//     {
+	//       "key": "runlevel",
+	//       "operator": "NotIn",
+	//       "values": [
+	//         "0",
+	//         "1"
+	//       ]
+	//     }
+	//   ]
+	// }
+	//
+	// If instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {
+	//   "matchExpressions": [
+	//     {
+	//       "key": "environment",
+	//       "operator": "In",
+	//       "values": [
+	//         "prod",
+	//         "staging"
+	//       ]
+	//     }
+	//   ]
+	// }
+	//
+	// See https://kubernetes.io/docs/concepts/overview/working-with-objects/labels for more examples of label selectors.
+	//
+	// Default to the empty LabelSelector, which matches everything.
+	NamespaceSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// ObjectSelector objectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
+	ObjectSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"objectSelector,omitempty"`
+
+	// Rules rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
+	Rules *[]IoK8sApiAdmissionregistrationV1RuleWithOperations `json:"rules,omitempty"`
+
+	// SideEffects sideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+	SideEffects *string `json:"sideEffects,omitempty"`
+
+	// TimeoutSeconds timeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration defines model for io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration.
+// IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration ValidatingWebhookConfiguration describes the configuration of and admission webhook that accept or reject and object without changing it.
 type IoK8sApiAdmissionregistrationV1ValidatingWebhookConfiguration struct {
-	ApiVersion *string                                             `json:"apiVersion,omitempty"`
-	Kind       *string                                             `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta           `json:"metadata,omitempty"`
-	Webhooks   *[]IoK8sApiAdmissionregistrationV1ValidatingWebhook `json:"webhooks,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata metadata is the standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata.
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Webhooks webhooks is a list of webhooks and the affected resources and operations.
+	Webhooks *[]IoK8sApiAdmissionregistrationV1ValidatingWebhook `json:"webhooks,omitempty"`
 }
 
 // IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList defines model for io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList.
@@ -346,11 +531,28 @@ type IoK8sApiAdmissionregistrationV1ValidatingWebhookConfigurationList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta                         `json:"metadata,omitempty"`
 }
 
-// IoK8sApiAdmissionregistrationV1WebhookClientConfig defines model for io.k8s.api.admissionregistration.v1.WebhookClientConfig.
+// IoK8sApiAdmissionregistrationV1WebhookClientConfig WebhookClientConfig contains the information to make a TLS connection with the webhook
 type IoK8sApiAdmissionregistrationV1WebhookClientConfig struct {
-	CaBundle *[]byte                                          `json:"caBundle,omitempty"`
-	Service  *IoK8sApiAdmissionregistrationV1ServiceReference `json:"service,omitempty"`
-	Url      *string                                          `json:"url,omitempty"`
+	// CaBundle caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.
+	CaBundle *[]byte `json:"caBundle,omitempty"`
+
+	// Service service is a reference to the service for this webhook. Either `service` or `url` must be specified.
+	//
+	// If the webhook is running within the cluster, then you should use `service`.
+	Service *IoK8sApiAdmissionregistrationV1ServiceReference `json:"service,omitempty"`
+
+	// Url url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
+	//
+	// The `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.
+	//
+	// Please note that using `localhost` or `127.0.0.1` as a `host` is risky unless you take great care to run this webhook on all hosts which run an apiserver which might need to make calls to this webhook. Such installs are likely to be non-portable, i.e., not easy to turn up in a new cluster.
+	//
+	// The scheme must be "https"; the URL must begin with "https://".
+	//
+	// A path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.
+	//
+	// Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
+	Url *string `json:"url,omitempty"`
 }
 
 // IoK8sApiApiextensionsV1CustomResourceDefinition defines model for io.k8s.api.apiextensions.v1.CustomResourceDefinition.
@@ -368,23 +570,43 @@ type IoK8sApiApiextensionsV1CustomResourceDefinitionList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta           `json:"metadata,omitempty"`
 }
 
-// IoK8sApiAppsV1Deployment defines model for io.k8s.api.apps.v1.Deployment.
+// IoK8sApiAppsV1Deployment Deployment enables declarative updates for Pods and ReplicaSets.
 type IoK8sApiAppsV1Deployment struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiAppsV1DeploymentSpec             `json:"spec,omitempty"`
-	Status     *IoK8sApiAppsV1DeploymentStatus           `json:"status,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec Specification of the desired behavior of the Deployment.
+	Spec *IoK8sApiAppsV1DeploymentSpec `json:"spec,omitempty"`
+
+	// Status Most recently observed status of the Deployment.
+	Status *IoK8sApiAppsV1DeploymentStatus `json:"status,omitempty"`
 }
 
-// IoK8sApiAppsV1DeploymentCondition defines model for io.k8s.api.apps.v1.DeploymentCondition.
+// IoK8sApiAppsV1DeploymentCondition DeploymentCondition describes the state of a deployment at a certain point.
 type IoK8sApiAppsV1DeploymentCondition struct {
+	// LastTransitionTime Last time the condition transitioned from one status to another.
 	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
-	LastUpdateTime     *IoK8sApimachineryPkgApisMetaV1Time `json:"lastUpdateTime,omitempty"`
-	Message            *string                             `json:"message,omitempty"`
-	Reason             *string                             `json:"reason,omitempty"`
-	Status             *string                             `json:"status,omitempty"`
-	Type               *string                             `json:"type,omitempty"`
+
+	// LastUpdateTime The last time this condition was updated.
+	LastUpdateTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastUpdateTime,omitempty"`
+
+	// Message A human readable message indicating details about the transition.
+	Message *string `json:"message,omitempty"`
+
+	// Reason The reason for the condition's last transition.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status Status of the condition, one of True, False, Unknown.
+	Status *string `json:"status,omitempty"`
+
+	// Type Type of deployment condition.
+	Type *string `json:"type,omitempty"`
 }
 
 // IoK8sApiAppsV1DeploymentList defines model for io.k8s.api.apps.v1.DeploymentList.
@@ -395,56 +617,111 @@ type IoK8sApiAppsV1DeploymentList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiAppsV1DeploymentSpec defines model for io.k8s.api.apps.v1.DeploymentSpec.
+// IoK8sApiAppsV1DeploymentSpec DeploymentSpec is the specification of the desired behavior of the Deployment.
 type IoK8sApiAppsV1DeploymentSpec struct {
-	MinReadySeconds         *int32                                       `json:"minReadySeconds,omitempty"`
-	Paused                  *bool                                        `json:"paused,omitempty"`
-	ProgressDeadlineSeconds *int32                                       `json:"progressDeadlineSeconds,omitempty"`
-	Replicas                *int32                                       `json:"replicas,omitempty"`
-	RevisionHistoryLimit    *int32                                       `json:"revisionHistoryLimit,omitempty"`
-	Selector                *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"selector,omitempty"`
-	Strategy                *IoK8sApiAppsV1DeploymentStrategy            `json:"strategy,omitempty"`
-	Template                *IoK8sApiCoreV1PodTemplateSpec               `json:"template,omitempty"`
+	// MinReadySeconds Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
+
+	// Paused Indicates that the deployment is paused.
+	Paused *bool `json:"paused,omitempty"`
+
+	// ProgressDeadlineSeconds The maximum time in seconds for a deployment to make progress before it is considered to be failed. The deployment controller will continue to process failed deployments and a condition with a ProgressDeadlineExceeded reason will be surfaced in the deployment status. Note that progress will not be estimated during the time a deployment is paused. Defaults to 600s.
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+
+	// Replicas Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// RevisionHistoryLimit The number of old ReplicaSets to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// Selector Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.
+	Selector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"selector,omitempty"`
+
+	// Strategy The deployment strategy to use to replace existing pods with new ones.
+	Strategy *IoK8sApiAppsV1DeploymentStrategy `json:"strategy,omitempty"`
+
+	// Template Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always".
+	Template *IoK8sApiCoreV1PodTemplateSpec `json:"template,omitempty"`
 }
 
-// IoK8sApiAppsV1DeploymentStatus defines model for io.k8s.api.apps.v1.DeploymentStatus.
+// IoK8sApiAppsV1DeploymentStatus DeploymentStatus is the most recently observed status of the Deployment.
 type IoK8sApiAppsV1DeploymentStatus struct {
-	AvailableReplicas   *int32                               `json:"availableReplicas,omitempty"`
-	CollisionCount      *int32                               `json:"collisionCount,omitempty"`
-	Conditions          *[]IoK8sApiAppsV1DeploymentCondition `json:"conditions,omitempty"`
-	ObservedGeneration  *int64                               `json:"observedGeneration,omitempty"`
-	ReadyReplicas       *int32                               `json:"readyReplicas,omitempty"`
-	Replicas            *int32                               `json:"replicas,omitempty"`
-	TerminatingReplicas *int32                               `json:"terminatingReplicas,omitempty"`
-	UnavailableReplicas *int32                               `json:"unavailableReplicas,omitempty"`
-	UpdatedReplicas     *int32                               `json:"updatedReplicas,omitempty"`
+	// AvailableReplicas Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// CollisionCount Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.
+	CollisionCount *int32 `json:"collisionCount,omitempty"`
+
+	// Conditions Represents the latest available observations of a deployment's current state.
+	Conditions *[]IoK8sApiAppsV1DeploymentCondition `json:"conditions,omitempty"`
+
+	// ObservedGeneration The generation observed by the deployment controller.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+
+	// ReadyReplicas Total number of non-terminating pods targeted by this Deployment with a Ready Condition.
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// Replicas Total number of non-terminating pods targeted by this deployment (their labels match the selector).
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// TerminatingReplicas Total number of terminating pods targeted by this deployment. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
+	//
+	// This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
+	TerminatingReplicas *int32 `json:"terminatingReplicas,omitempty"`
+
+	// UnavailableReplicas Total number of unavailable pods targeted by this deployment. This is the total number of pods that are still required for the deployment to have 100% available capacity. They may either be pods that are running but not yet available or pods that still have not been created.
+	UnavailableReplicas *int32 `json:"unavailableReplicas,omitempty"`
+
+	// UpdatedReplicas Total number of non-terminating pods targeted by this deployment that have the desired template spec.
+	UpdatedReplicas *int32 `json:"updatedReplicas,omitempty"`
 }
 
-// IoK8sApiAppsV1DeploymentStrategy defines model for io.k8s.api.apps.v1.DeploymentStrategy.
+// IoK8sApiAppsV1DeploymentStrategy DeploymentStrategy describes how to replace existing pods with new ones.
 type IoK8sApiAppsV1DeploymentStrategy struct {
+	// RollingUpdate Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate.
 	RollingUpdate *IoK8sApiAppsV1RollingUpdateDeployment `json:"rollingUpdate,omitempty"`
-	Type          *IoK8sApiAppsV1DeploymentStrategyType  `json:"type,omitempty"`
+
+	// Type Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
+	Type *IoK8sApiAppsV1DeploymentStrategyType `json:"type,omitempty"`
 }
 
-// IoK8sApiAppsV1DeploymentStrategyType defines model for IoK8sApiAppsV1DeploymentStrategy.Type.
+// IoK8sApiAppsV1DeploymentStrategyType Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
 type IoK8sApiAppsV1DeploymentStrategyType string
 
-// IoK8sApiAppsV1ReplicaSet defines model for io.k8s.api.apps.v1.ReplicaSet.
+// IoK8sApiAppsV1ReplicaSet ReplicaSet ensures that a specified number of pod replicas are running at any given time.
 type IoK8sApiAppsV1ReplicaSet struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiAppsV1ReplicaSetSpec             `json:"spec,omitempty"`
-	Status     *IoK8sApiAppsV1ReplicaSetStatus           `json:"status,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata If the Labels of a ReplicaSet are empty, they are defaulted to be the same as the Pod(s) that the ReplicaSet manages. Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec Spec defines the specification of the desired behavior of the ReplicaSet. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiAppsV1ReplicaSetSpec `json:"spec,omitempty"`
+
+	// Status Status is the most recently observed status of the ReplicaSet. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Status *IoK8sApiAppsV1ReplicaSetStatus `json:"status,omitempty"`
 }
 
-// IoK8sApiAppsV1ReplicaSetCondition defines model for io.k8s.api.apps.v1.ReplicaSetCondition.
+// IoK8sApiAppsV1ReplicaSetCondition ReplicaSetCondition describes the state of a replica set at a certain point.
 type IoK8sApiAppsV1ReplicaSetCondition struct {
+	// LastTransitionTime The last time the condition transitioned from one status to another.
 	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
-	Message            *string                             `json:"message,omitempty"`
-	Reason             *string                             `json:"reason,omitempty"`
-	Status             *string                             `json:"status,omitempty"`
-	Type               *string                             `json:"type,omitempty"`
+
+	// Message A human readable message indicating details about the transition.
+	Message *string `json:"message,omitempty"`
+
+	// Reason The reason for the condition's last transition.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status Status of the condition, one of True, False, Unknown.
+	Status *string `json:"status,omitempty"`
+
+	// Type Type of replica set condition.
+	Type *string `json:"type,omitempty"`
 }
 
 // IoK8sApiAppsV1ReplicaSetList defines model for io.k8s.api.apps.v1.ReplicaSetList.
@@ -455,28 +732,53 @@ type IoK8sApiAppsV1ReplicaSetList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiAppsV1ReplicaSetSpec defines model for io.k8s.api.apps.v1.ReplicaSetSpec.
+// IoK8sApiAppsV1ReplicaSetSpec ReplicaSetSpec is the specification of a ReplicaSet.
 type IoK8sApiAppsV1ReplicaSetSpec struct {
-	MinReadySeconds *int32                                       `json:"minReadySeconds,omitempty"`
-	Replicas        *int32                                       `json:"replicas,omitempty"`
-	Selector        *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"selector,omitempty"`
-	Template        *IoK8sApiCoreV1PodTemplateSpec               `json:"template,omitempty"`
+	// MinReadySeconds Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
+
+	// Replicas Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Selector Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
+	Selector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"selector,omitempty"`
+
+	// Template Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template
+	Template *IoK8sApiCoreV1PodTemplateSpec `json:"template,omitempty"`
 }
 
-// IoK8sApiAppsV1ReplicaSetStatus defines model for io.k8s.api.apps.v1.ReplicaSetStatus.
+// IoK8sApiAppsV1ReplicaSetStatus ReplicaSetStatus represents the current status of a ReplicaSet.
 type IoK8sApiAppsV1ReplicaSetStatus struct {
-	AvailableReplicas    *int32                               `json:"availableReplicas,omitempty"`
-	Conditions           *[]IoK8sApiAppsV1ReplicaSetCondition `json:"conditions,omitempty"`
-	FullyLabeledReplicas *int32                               `json:"fullyLabeledReplicas,omitempty"`
-	ObservedGeneration   *int64                               `json:"observedGeneration,omitempty"`
-	ReadyReplicas        *int32                               `json:"readyReplicas,omitempty"`
-	Replicas             *int32                               `json:"replicas,omitempty"`
-	TerminatingReplicas  *int32                               `json:"terminatingReplicas,omitempty"`
+	// AvailableReplicas The number of available non-terminating pods (ready for at least minReadySeconds) for this replica set.
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// Conditions Represents the latest available observations of a replica set's current state.
+	Conditions *[]IoK8sApiAppsV1ReplicaSetCondition `json:"conditions,omitempty"`
+
+	// FullyLabeledReplicas The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
+	FullyLabeledReplicas *int32 `json:"fullyLabeledReplicas,omitempty"`
+
+	// ObservedGeneration ObservedGeneration reflects the generation of the most recently observed ReplicaSet.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+
+	// ReadyReplicas The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// Replicas Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// TerminatingReplicas The number of terminating pods for this replica set. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
+	//
+	// This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
+	TerminatingReplicas *int32 `json:"terminatingReplicas,omitempty"`
 }
 
-// IoK8sApiAppsV1RollingUpdateDeployment defines model for io.k8s.api.apps.v1.RollingUpdateDeployment.
+// IoK8sApiAppsV1RollingUpdateDeployment Spec to control the desired behavior of rolling update.
 type IoK8sApiAppsV1RollingUpdateDeployment struct {
-	MaxSurge       *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"maxSurge,omitempty"`
+	// MaxSurge The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods.
+	MaxSurge *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"maxSurge,omitempty"`
+
+	// MaxUnavailable The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods.
 	MaxUnavailable *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"maxUnavailable,omitempty"`
 }
 
@@ -570,12 +872,19 @@ type IoK8sApiAuthorizationV1SubjectAccessReviewList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta      `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoordinationV1Lease defines model for io.k8s.api.coordination.v1.Lease.
+// IoK8sApiCoordinationV1Lease Lease defines a lease concept.
 type IoK8sApiCoordinationV1Lease struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiCoordinationV1LeaseSpec          `json:"spec,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata metadata is the standard object metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiCoordinationV1LeaseSpec `json:"spec,omitempty"`
 }
 
 // IoK8sApiCoordinationV1LeaseList defines model for io.k8s.api.coordination.v1.LeaseList.
@@ -586,130 +895,245 @@ type IoK8sApiCoordinationV1LeaseList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoordinationV1LeaseSpec defines model for io.k8s.api.coordination.v1.LeaseSpec.
+// IoK8sApiCoordinationV1LeaseSpec LeaseSpec is a specification of a Lease.
 type IoK8sApiCoordinationV1LeaseSpec struct {
-	AcquireTime          *IoK8sApimachineryPkgApisMetaV1MicroTime `json:"acquireTime,omitempty"`
-	HolderIdentity       *string                                  `json:"holderIdentity,omitempty"`
-	LeaseDurationSeconds *int32                                   `json:"leaseDurationSeconds,omitempty"`
-	LeaseTransitions     *int32                                   `json:"leaseTransitions,omitempty"`
-	PreferredHolder      *string                                  `json:"preferredHolder,omitempty"`
-	RenewTime            *IoK8sApimachineryPkgApisMetaV1MicroTime `json:"renewTime,omitempty"`
-	Strategy             *string                                  `json:"strategy,omitempty"`
+	// AcquireTime acquireTime is a time when the current lease was acquired.
+	AcquireTime *IoK8sApimachineryPkgApisMetaV1MicroTime `json:"acquireTime,omitempty"`
+
+	// HolderIdentity holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
+	HolderIdentity *string `json:"holderIdentity,omitempty"`
+
+	// LeaseDurationSeconds leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
+	LeaseDurationSeconds *int32 `json:"leaseDurationSeconds,omitempty"`
+
+	// LeaseTransitions leaseTransitions is the number of transitions of a lease between holders.
+	LeaseTransitions *int32 `json:"leaseTransitions,omitempty"`
+
+	// PreferredHolder preferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.
+	PreferredHolder *string `json:"preferredHolder,omitempty"`
+
+	// RenewTime renewTime is a time when the current holder of a lease has last updated the lease.
+	RenewTime *IoK8sApimachineryPkgApisMetaV1MicroTime `json:"renewTime,omitempty"`
+
+	// Strategy strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
+	Strategy *string `json:"strategy,omitempty"`
 }
 
-// IoK8sApiCoreV1AWSElasticBlockStoreVolumeSource defines model for io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource.
+// IoK8sApiCoreV1AWSElasticBlockStoreVolumeSource Represents a Persistent Disk resource in AWS.
+//
+// An AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1AWSElasticBlockStoreVolumeSource struct {
-	FsType    *string `json:"fsType,omitempty"`
-	Partition *int32  `json:"partition,omitempty"`
-	ReadOnly  *bool   `json:"readOnly,omitempty"`
-	VolumeID  *string `json:"volumeID,omitempty"`
+	// FsType fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+	FsType *string `json:"fsType,omitempty"`
+
+	// Partition partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
+	Partition *int32 `json:"partition,omitempty"`
+
+	// ReadOnly readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// VolumeID volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+	VolumeID *string `json:"volumeID,omitempty"`
 }
 
-// IoK8sApiCoreV1Affinity defines model for io.k8s.api.core.v1.Affinity.
+// IoK8sApiCoreV1Affinity Affinity is a group of affinity scheduling rules.
 type IoK8sApiCoreV1Affinity struct {
-	NodeAffinity    *IoK8sApiCoreV1NodeAffinity    `json:"nodeAffinity,omitempty"`
-	PodAffinity     *IoK8sApiCoreV1PodAffinity     `json:"podAffinity,omitempty"`
+	// NodeAffinity Describes node affinity scheduling rules for the pod.
+	NodeAffinity *IoK8sApiCoreV1NodeAffinity `json:"nodeAffinity,omitempty"`
+
+	// PodAffinity Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
+	PodAffinity *IoK8sApiCoreV1PodAffinity `json:"podAffinity,omitempty"`
+
+	// PodAntiAffinity Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
 	PodAntiAffinity *IoK8sApiCoreV1PodAntiAffinity `json:"podAntiAffinity,omitempty"`
 }
 
-// IoK8sApiCoreV1AppArmorProfile defines model for io.k8s.api.core.v1.AppArmorProfile.
+// IoK8sApiCoreV1AppArmorProfile AppArmorProfile defines a pod or container's AppArmor settings.
 type IoK8sApiCoreV1AppArmorProfile struct {
+	// LocalhostProfile localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is "Localhost".
 	LocalhostProfile *string `json:"localhostProfile,omitempty"`
-	Type             *string `json:"type,omitempty"`
+
+	// Type type indicates which kind of AppArmor profile will be applied. Valid options are:
+	//   Localhost - a profile pre-loaded on the node.
+	//   RuntimeDefault - the container runtime's default profile.
+	//   Unconfined - no AppArmor enforcement.
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1AttachedVolume defines model for io.k8s.api.core.v1.AttachedVolume.
+// IoK8sApiCoreV1AttachedVolume AttachedVolume describes a volume attached to a node
 type IoK8sApiCoreV1AttachedVolume struct {
+	// DevicePath DevicePath represents the device path where the volume should be available
 	DevicePath *string `json:"devicePath,omitempty"`
-	Name       *string `json:"name,omitempty"`
+
+	// Name Name of the attached volume
+	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1AzureDiskVolumeSource defines model for io.k8s.api.core.v1.AzureDiskVolumeSource.
+// IoK8sApiCoreV1AzureDiskVolumeSource AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
 type IoK8sApiCoreV1AzureDiskVolumeSource struct {
+	// CachingMode cachingMode is the Host Caching mode: None, Read Only, Read Write.
 	CachingMode *string `json:"cachingMode,omitempty"`
-	DiskName    *string `json:"diskName,omitempty"`
-	DiskURI     *string `json:"diskURI,omitempty"`
-	FsType      *string `json:"fsType,omitempty"`
-	Kind        *string `json:"kind,omitempty"`
-	ReadOnly    *bool   `json:"readOnly,omitempty"`
+
+	// DiskName diskName is the Name of the data disk in the blob storage
+	DiskName *string `json:"diskName,omitempty"`
+
+	// DiskURI diskURI is the URI of data disk in the blob storage
+	DiskURI *string `json:"diskURI,omitempty"`
+
+	// FsType fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+	FsType *string `json:"fsType,omitempty"`
+
+	// Kind kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
+	Kind *string `json:"kind,omitempty"`
+
+	// ReadOnly readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
 }
 
-// IoK8sApiCoreV1AzureFileVolumeSource defines model for io.k8s.api.core.v1.AzureFileVolumeSource.
+// IoK8sApiCoreV1AzureFileVolumeSource AzureFile represents an Azure File Service mount on the host and bind mount to the pod.
 type IoK8sApiCoreV1AzureFileVolumeSource struct {
-	ReadOnly   *bool   `json:"readOnly,omitempty"`
+	// ReadOnly readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretName secretName is the  name of secret that contains Azure Storage Account Name and Key
 	SecretName *string `json:"secretName,omitempty"`
-	ShareName  *string `json:"shareName,omitempty"`
+
+	// ShareName shareName is the azure share Name
+	ShareName *string `json:"shareName,omitempty"`
 }
 
-// IoK8sApiCoreV1CSIVolumeSource defines model for io.k8s.api.core.v1.CSIVolumeSource.
+// IoK8sApiCoreV1CSIVolumeSource Represents a source location of a volume to mount, managed by an external CSI driver
 type IoK8sApiCoreV1CSIVolumeSource struct {
-	Driver               *string                             `json:"driver,omitempty"`
-	FsType               *string                             `json:"fsType,omitempty"`
+	// Driver driver is the name of the CSI driver that handles this volume. Consult with your admin for the correct name as registered in the cluster.
+	Driver *string `json:"driver,omitempty"`
+
+	// FsType fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply.
+	FsType *string `json:"fsType,omitempty"`
+
+	// NodePublishSecretRef nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed.
 	NodePublishSecretRef *IoK8sApiCoreV1LocalObjectReference `json:"nodePublishSecretRef,omitempty"`
-	ReadOnly             *bool                               `json:"readOnly,omitempty"`
-	VolumeAttributes     *map[string]string                  `json:"volumeAttributes,omitempty"`
+
+	// ReadOnly readOnly specifies a read-only configuration for the volume. Defaults to false (read/write).
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// VolumeAttributes volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values.
+	VolumeAttributes *map[string]string `json:"volumeAttributes,omitempty"`
 }
 
-// IoK8sApiCoreV1Capabilities defines model for io.k8s.api.core.v1.Capabilities.
+// IoK8sApiCoreV1Capabilities Adds and removes POSIX capabilities from running containers.
 type IoK8sApiCoreV1Capabilities struct {
-	Add  *[]string `json:"add,omitempty"`
+	// Add Added capabilities
+	Add *[]string `json:"add,omitempty"`
+
+	// Drop Removed capabilities
 	Drop *[]string `json:"drop,omitempty"`
 }
 
-// IoK8sApiCoreV1CephFSVolumeSource defines model for io.k8s.api.core.v1.CephFSVolumeSource.
+// IoK8sApiCoreV1CephFSVolumeSource Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.
 type IoK8sApiCoreV1CephFSVolumeSource struct {
-	Monitors   *[]string                           `json:"monitors,omitempty"`
-	Path       *string                             `json:"path,omitempty"`
-	ReadOnly   *bool                               `json:"readOnly,omitempty"`
-	SecretFile *string                             `json:"secretFile,omitempty"`
-	SecretRef  *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
-	User       *string                             `json:"user,omitempty"`
-}
+	// Monitors monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+	Monitors *[]string `json:"monitors,omitempty"`
 
-// IoK8sApiCoreV1CinderVolumeSource defines model for io.k8s.api.core.v1.CinderVolumeSource.
-type IoK8sApiCoreV1CinderVolumeSource struct {
-	FsType    *string                             `json:"fsType,omitempty"`
-	ReadOnly  *bool                               `json:"readOnly,omitempty"`
+	// Path path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
+	Path *string `json:"path,omitempty"`
+
+	// ReadOnly readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretFile secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+	SecretFile *string `json:"secretFile,omitempty"`
+
+	// SecretRef secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
 	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
-	VolumeID  *string                             `json:"volumeID,omitempty"`
+
+	// User user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+	User *string `json:"user,omitempty"`
 }
 
-// IoK8sApiCoreV1ClientIPConfig defines model for io.k8s.api.core.v1.ClientIPConfig.
+// IoK8sApiCoreV1CinderVolumeSource Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.
+type IoK8sApiCoreV1CinderVolumeSource struct {
+	// FsType fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+	FsType *string `json:"fsType,omitempty"`
+
+	// ReadOnly readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretRef secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.
+	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
+
+	// VolumeID volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+	VolumeID *string `json:"volumeID,omitempty"`
+}
+
+// IoK8sApiCoreV1ClientIPConfig ClientIPConfig represents the configurations of Client IP based session affinity.
 type IoK8sApiCoreV1ClientIPConfig struct {
+	// TimeoutSeconds timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 }
 
-// IoK8sApiCoreV1ClusterTrustBundleProjection defines model for io.k8s.api.core.v1.ClusterTrustBundleProjection.
+// IoK8sApiCoreV1ClusterTrustBundleProjection ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.
 type IoK8sApiCoreV1ClusterTrustBundleProjection struct {
+	// LabelSelector Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything".
 	LabelSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"labelSelector,omitempty"`
-	Name          *string                                      `json:"name,omitempty"`
-	Optional      *bool                                        `json:"optional,omitempty"`
-	Path          *string                                      `json:"path,omitempty"`
-	SignerName    *string                                      `json:"signerName,omitempty"`
-	User          *int64                                       `json:"user,omitempty"`
+
+	// Name Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
+	Name *string `json:"name,omitempty"`
+
+	// Optional If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.
+	Optional *bool `json:"optional,omitempty"`
+
+	// Path Relative path from the volume root to write the bundle.
+	Path *string `json:"path,omitempty"`
+
+	// SignerName Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated.
+	SignerName *string `json:"signerName,omitempty"`
+
+	// User user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	User *int64 `json:"user,omitempty"`
 }
 
-// IoK8sApiCoreV1ConfigMap defines model for io.k8s.api.core.v1.ConfigMap.
+// IoK8sApiCoreV1ConfigMap ConfigMap holds configuration data for pods to consume.
 type IoK8sApiCoreV1ConfigMap struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	BinaryData *map[string][]byte                        `json:"binaryData,omitempty"`
-	Data       *map[string]string                        `json:"data,omitempty"`
-	Immutable  *bool                                     `json:"immutable,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// BinaryData BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet. Note: BinaryData keys are not currently propagated to container env vars via ConfigMapKeyRef or ConfigMapRef env sources; only Data keys are used.
+	BinaryData *map[string][]byte `json:"binaryData,omitempty"`
+
+	// Data Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.
+	Data *map[string]string `json:"data,omitempty"`
+
+	// Immutable Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
+	Immutable *bool `json:"immutable,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1ConfigMapEnvSource defines model for io.k8s.api.core.v1.ConfigMapEnvSource.
+// IoK8sApiCoreV1ConfigMapEnvSource ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.
+//
+// The contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables. Keys in the BinaryData field are not currently propagated to container env vars.
 type IoK8sApiCoreV1ConfigMapEnvSource struct {
-	Name     *string `json:"name,omitempty"`
-	Optional *bool   `json:"optional,omitempty"`
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional Specify whether the ConfigMap must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
-// IoK8sApiCoreV1ConfigMapKeySelector defines model for io.k8s.api.core.v1.ConfigMapKeySelector.
+// IoK8sApiCoreV1ConfigMapKeySelector Selects a key from a ConfigMap.
 type IoK8sApiCoreV1ConfigMapKeySelector struct {
-	Key      *string `json:"key,omitempty"`
-	Name     *string `json:"name,omitempty"`
-	Optional *bool   `json:"optional,omitempty"`
+	// Key The key to select from the ConfigMap's Data field. Keys in the BinaryData field are not currently propagated to container env vars.
+	Key *string `json:"key,omitempty"`
+
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional Specify whether the ConfigMap or its key must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
 // IoK8sApiCoreV1ConfigMapList defines model for io.k8s.api.core.v1.ConfigMapList.
@@ -720,224 +1144,467 @@ type IoK8sApiCoreV1ConfigMapList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1ConfigMapNodeConfigSource defines model for io.k8s.api.core.v1.ConfigMapNodeConfigSource.
+// IoK8sApiCoreV1ConfigMapNodeConfigSource ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node. This API is deprecated since 1.22: https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration
 type IoK8sApiCoreV1ConfigMapNodeConfigSource struct {
+	// KubeletConfigKey KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the KubeletConfiguration structure This field is required in all cases.
 	KubeletConfigKey *string `json:"kubeletConfigKey,omitempty"`
-	Name             *string `json:"name,omitempty"`
-	Namespace        *string `json:"namespace,omitempty"`
-	ResourceVersion  *string `json:"resourceVersion,omitempty"`
-	Uid              *string `json:"uid,omitempty"`
+
+	// Name Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.
+	Name *string `json:"name,omitempty"`
+
+	// Namespace Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.
+	Namespace *string `json:"namespace,omitempty"`
+
+	// ResourceVersion ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+
+	// Uid UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
+	Uid *string `json:"uid,omitempty"`
 }
 
-// IoK8sApiCoreV1ConfigMapProjection defines model for io.k8s.api.core.v1.ConfigMapProjection.
+// IoK8sApiCoreV1ConfigMapProjection Adapts a ConfigMap into a projected volume.
+//
+// The contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode.
 type IoK8sApiCoreV1ConfigMapProjection struct {
-	Items    *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
-	Name     *string                    `json:"name,omitempty"`
-	Optional *bool                      `json:"optional,omitempty"`
+	// Items items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
+	Items *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
+
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional optional specify whether the ConfigMap or its keys must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
-// IoK8sApiCoreV1ConfigMapVolumeSource defines model for io.k8s.api.core.v1.ConfigMapVolumeSource.
+// IoK8sApiCoreV1ConfigMapVolumeSource Adapts a ConfigMap into a volume.
+//
+// The contents of the target ConfigMap's Data field will be presented in a volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. ConfigMap volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1ConfigMapVolumeSource struct {
-	DefaultMode *int32                     `json:"defaultMode,omitempty"`
-	DefaultUser *int64                     `json:"defaultUser,omitempty"`
-	Items       *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
-	Name        *string                    `json:"name,omitempty"`
-	Optional    *bool                      `json:"optional,omitempty"`
+	// DefaultMode defaultMode is optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+	DefaultMode *int32 `json:"defaultMode,omitempty"`
+
+	// DefaultUser defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	DefaultUser *int64 `json:"defaultUser,omitempty"`
+
+	// Items items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
+	Items *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
+
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional optional specify whether the ConfigMap or its keys must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
-// IoK8sApiCoreV1Container defines model for io.k8s.api.core.v1.Container.
+// IoK8sApiCoreV1Container A single application container that you want to run within a pod.
 type IoK8sApiCoreV1Container struct {
-	Args                     *[]string                                        `json:"args,omitempty"`
-	Command                  *[]string                                        `json:"command,omitempty"`
-	Env                      *[]IoK8sApiCoreV1EnvVar                          `json:"env,omitempty"`
-	EnvFrom                  *[]IoK8sApiCoreV1EnvFromSource                   `json:"envFrom,omitempty"`
-	Image                    *string                                          `json:"image,omitempty"`
-	ImagePullPolicy          *IoK8sApiCoreV1ContainerImagePullPolicy          `json:"imagePullPolicy,omitempty"`
-	Lifecycle                *IoK8sApiCoreV1Lifecycle                         `json:"lifecycle,omitempty"`
-	LivenessProbe            *IoK8sApiCoreV1Probe                             `json:"livenessProbe,omitempty"`
-	Name                     *string                                          `json:"name,omitempty"`
-	Ports                    *[]IoK8sApiCoreV1ContainerPort                   `json:"ports,omitempty"`
-	ReadinessProbe           *IoK8sApiCoreV1Probe                             `json:"readinessProbe,omitempty"`
-	ResizePolicy             *[]IoK8sApiCoreV1ContainerResizePolicy           `json:"resizePolicy,omitempty"`
-	Resources                *IoK8sApiCoreV1ResourceRequirements              `json:"resources,omitempty"`
-	RestartPolicy            *string                                          `json:"restartPolicy,omitempty"`
-	RestartPolicyRules       *[]IoK8sApiCoreV1ContainerRestartRule            `json:"restartPolicyRules,omitempty"`
-	SecurityContext          *IoK8sApiCoreV1SecurityContext                   `json:"securityContext,omitempty"`
-	StartupProbe             *IoK8sApiCoreV1Probe                             `json:"startupProbe,omitempty"`
-	Stdin                    *bool                                            `json:"stdin,omitempty"`
-	StdinOnce                *bool                                            `json:"stdinOnce,omitempty"`
-	TerminationMessagePath   *string                                          `json:"terminationMessagePath,omitempty"`
+	// Args Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
+	Args *[]string `json:"args,omitempty"`
+
+	// Command Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
+	Command *[]string `json:"command,omitempty"`
+
+	// Env List of environment variables to set in the container. Cannot be updated.
+	Env *[]IoK8sApiCoreV1EnvVar `json:"env,omitempty"`
+
+	// EnvFrom List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
+	EnvFrom *[]IoK8sApiCoreV1EnvFromSource `json:"envFrom,omitempty"`
+
+	// Image Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
+	Image *string `json:"image,omitempty"`
+
+	// ImagePullPolicy Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+	ImagePullPolicy *IoK8sApiCoreV1ContainerImagePullPolicy `json:"imagePullPolicy,omitempty"`
+
+	// Lifecycle Actions that the management system should take in response to container lifecycle events. Cannot be updated.
+	Lifecycle *IoK8sApiCoreV1Lifecycle `json:"lifecycle,omitempty"`
+
+	// LivenessProbe Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+	LivenessProbe *IoK8sApiCoreV1Probe `json:"livenessProbe,omitempty"`
+
+	// Name Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
+	Name *string `json:"name,omitempty"`
+
+	// Ports List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
+	Ports *[]IoK8sApiCoreV1ContainerPort `json:"ports,omitempty"`
+
+	// ReadinessProbe Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+	ReadinessProbe *IoK8sApiCoreV1Probe `json:"readinessProbe,omitempty"`
+
+	// ResizePolicy Resources resize policy for the container. This field cannot be set on ephemeral containers.
+	ResizePolicy *[]IoK8sApiCoreV1ContainerResizePolicy `json:"resizePolicy,omitempty"`
+
+	// Resources Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+	Resources *IoK8sApiCoreV1ResourceRequirements `json:"resources,omitempty"`
+
+	// RestartPolicy RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
+	RestartPolicy *string `json:"restartPolicy,omitempty"`
+
+	// RestartPolicyRules Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
+	RestartPolicyRules *[]IoK8sApiCoreV1ContainerRestartRule `json:"restartPolicyRules,omitempty"`
+
+	// SecurityContext SecurityContext defines the security options the container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
+	SecurityContext *IoK8sApiCoreV1SecurityContext `json:"securityContext,omitempty"`
+
+	// StartupProbe StartupProbe indicates that the Pod has successfully initialized. If specified, no other probes are executed until this completes successfully. If this probe fails, the Pod will be restarted, just as if the livenessProbe failed. This can be used to provide different probe parameters at the beginning of a Pod's lifecycle, when it might take a long time to load data or warm a cache, than during steady-state operation. This cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+	StartupProbe *IoK8sApiCoreV1Probe `json:"startupProbe,omitempty"`
+
+	// Stdin Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
+	Stdin *bool `json:"stdin,omitempty"`
+
+	// StdinOnce Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
+	StdinOnce *bool `json:"stdinOnce,omitempty"`
+
+	// TerminationMessagePath Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
+	TerminationMessagePath *string `json:"terminationMessagePath,omitempty"`
+
+	// TerminationMessagePolicy Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
 	TerminationMessagePolicy *IoK8sApiCoreV1ContainerTerminationMessagePolicy `json:"terminationMessagePolicy,omitempty"`
-	Tty                      *bool                                            `json:"tty,omitempty"`
-	VolumeDevices            *[]IoK8sApiCoreV1VolumeDevice                    `json:"volumeDevices,omitempty"`
-	VolumeMounts             *[]IoK8sApiCoreV1VolumeMount                     `json:"volumeMounts,omitempty"`
-	WorkingDir               *string                                          `json:"workingDir,omitempty"`
+
+	// Tty Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
+	Tty *bool `json:"tty,omitempty"`
+
+	// VolumeDevices volumeDevices is the list of block devices to be used by the container.
+	VolumeDevices *[]IoK8sApiCoreV1VolumeDevice `json:"volumeDevices,omitempty"`
+
+	// VolumeMounts Pod volumes to mount into the container's filesystem. Cannot be updated.
+	VolumeMounts *[]IoK8sApiCoreV1VolumeMount `json:"volumeMounts,omitempty"`
+
+	// WorkingDir Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
+	WorkingDir *string `json:"workingDir,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerImagePullPolicy defines model for IoK8sApiCoreV1Container.ImagePullPolicy.
+// IoK8sApiCoreV1ContainerImagePullPolicy Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
 type IoK8sApiCoreV1ContainerImagePullPolicy string
 
-// IoK8sApiCoreV1ContainerTerminationMessagePolicy defines model for IoK8sApiCoreV1Container.TerminationMessagePolicy.
+// IoK8sApiCoreV1ContainerTerminationMessagePolicy Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
 type IoK8sApiCoreV1ContainerTerminationMessagePolicy string
 
-// IoK8sApiCoreV1ContainerExtendedResourceRequest defines model for io.k8s.api.core.v1.ContainerExtendedResourceRequest.
+// IoK8sApiCoreV1ContainerExtendedResourceRequest ContainerExtendedResourceRequest has the mapping of container name, extended resource name to the device request name.
 type IoK8sApiCoreV1ContainerExtendedResourceRequest struct {
+	// ContainerName The name of the container requesting resources.
 	ContainerName *string `json:"containerName,omitempty"`
-	RequestName   *string `json:"requestName,omitempty"`
-	ResourceName  *string `json:"resourceName,omitempty"`
+
+	// RequestName The name of the request in the special ResourceClaim which corresponds to the extended resource.
+	RequestName *string `json:"requestName,omitempty"`
+
+	// ResourceName The name of the extended resource in that container which gets backed by DRA.
+	ResourceName *string `json:"resourceName,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerImage defines model for io.k8s.api.core.v1.ContainerImage.
+// IoK8sApiCoreV1ContainerImage Describe a container image
 type IoK8sApiCoreV1ContainerImage struct {
-	Names     *[]string `json:"names,omitempty"`
-	SizeBytes *int64    `json:"sizeBytes,omitempty"`
+	// Names Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
+	Names *[]string `json:"names,omitempty"`
+
+	// SizeBytes The size of the image in bytes.
+	SizeBytes *int64 `json:"sizeBytes,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerPort defines model for io.k8s.api.core.v1.ContainerPort.
+// IoK8sApiCoreV1ContainerPort ContainerPort represents a network port in a single container.
 type IoK8sApiCoreV1ContainerPort struct {
-	ContainerPort *int32                               `json:"containerPort,omitempty"`
-	HostIP        *string                              `json:"hostIP,omitempty"`
-	HostPort      *int32                               `json:"hostPort,omitempty"`
-	Name          *string                              `json:"name,omitempty"`
-	Protocol      *IoK8sApiCoreV1ContainerPortProtocol `json:"protocol,omitempty"`
+	// ContainerPort Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536.
+	ContainerPort *int32 `json:"containerPort,omitempty"`
+
+	// HostIP What host IP to bind the external port to.
+	HostIP *string `json:"hostIP,omitempty"`
+
+	// HostPort Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
+	HostPort *int32 `json:"hostPort,omitempty"`
+
+	// Name If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services.
+	Name *string `json:"name,omitempty"`
+
+	// Protocol Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+	Protocol *IoK8sApiCoreV1ContainerPortProtocol `json:"protocol,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerPortProtocol defines model for IoK8sApiCoreV1ContainerPort.Protocol.
+// IoK8sApiCoreV1ContainerPortProtocol Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
 type IoK8sApiCoreV1ContainerPortProtocol string
 
-// IoK8sApiCoreV1ContainerResizePolicy defines model for io.k8s.api.core.v1.ContainerResizePolicy.
+// IoK8sApiCoreV1ContainerResizePolicy ContainerResizePolicy represents resource resize policy for the container.
 type IoK8sApiCoreV1ContainerResizePolicy struct {
-	ResourceName  *string `json:"resourceName,omitempty"`
+	// ResourceName Name of the resource to which this resource resize policy applies. Supported values: cpu, memory.
+	ResourceName *string `json:"resourceName,omitempty"`
+
+	// RestartPolicy Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.
 	RestartPolicy *string `json:"restartPolicy,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerRestartRule defines model for io.k8s.api.core.v1.ContainerRestartRule.
+// IoK8sApiCoreV1ContainerRestartRule ContainerRestartRule describes how a container exit is handled.
 type IoK8sApiCoreV1ContainerRestartRule struct {
-	Action    *string                                        `json:"action,omitempty"`
+	// Action Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container.
+	Action *string `json:"action,omitempty"`
+
+	// ExitCodes Represents the exit codes to check on container exits.
 	ExitCodes *IoK8sApiCoreV1ContainerRestartRuleOnExitCodes `json:"exitCodes,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerRestartRuleOnExitCodes defines model for io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes.
+// IoK8sApiCoreV1ContainerRestartRuleOnExitCodes ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes.
 type IoK8sApiCoreV1ContainerRestartRuleOnExitCodes struct {
-	Operator *string  `json:"operator,omitempty"`
-	Values   *[]int32 `json:"values,omitempty"`
+	// Operator Represents the relationship between the container exit code(s) and the specified values. Possible values are: - In: the requirement is satisfied if the container exit code is in the
+	//   set of specified values.
+	// - NotIn: the requirement is satisfied if the container exit code is
+	//   not in the set of specified values.
+	Operator *string `json:"operator,omitempty"`
+
+	// Values Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
+	Values *[]int32 `json:"values,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerState defines model for io.k8s.api.core.v1.ContainerState.
+// IoK8sApiCoreV1ContainerState ContainerState holds a possible state of container. Only one of its members may be specified. If none of them is specified, the default one is ContainerStateWaiting.
 type IoK8sApiCoreV1ContainerState struct {
-	Running    *IoK8sApiCoreV1ContainerStateRunning    `json:"running,omitempty"`
+	// Running Details about a running container
+	Running *IoK8sApiCoreV1ContainerStateRunning `json:"running,omitempty"`
+
+	// Terminated Details about a terminated container
 	Terminated *IoK8sApiCoreV1ContainerStateTerminated `json:"terminated,omitempty"`
-	Waiting    *IoK8sApiCoreV1ContainerStateWaiting    `json:"waiting,omitempty"`
+
+	// Waiting Details about a waiting container
+	Waiting *IoK8sApiCoreV1ContainerStateWaiting `json:"waiting,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerStateRunning defines model for io.k8s.api.core.v1.ContainerStateRunning.
+// IoK8sApiCoreV1ContainerStateRunning ContainerStateRunning is a running state of a container.
 type IoK8sApiCoreV1ContainerStateRunning struct {
+	// StartedAt Time at which the container was last (re-)started
 	StartedAt *IoK8sApimachineryPkgApisMetaV1Time `json:"startedAt,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerStateTerminated defines model for io.k8s.api.core.v1.ContainerStateTerminated.
+// IoK8sApiCoreV1ContainerStateTerminated ContainerStateTerminated is a terminated state of a container.
 type IoK8sApiCoreV1ContainerStateTerminated struct {
-	ContainerID *string                             `json:"containerID,omitempty"`
-	ExitCode    *int32                              `json:"exitCode,omitempty"`
-	FinishedAt  *IoK8sApimachineryPkgApisMetaV1Time `json:"finishedAt,omitempty"`
-	Message     *string                             `json:"message,omitempty"`
-	Reason      *string                             `json:"reason,omitempty"`
-	Signal      *int32                              `json:"signal,omitempty"`
-	StartedAt   *IoK8sApimachineryPkgApisMetaV1Time `json:"startedAt,omitempty"`
-}
+	// ContainerID Container's ID in the format '<type>://<container_id>'
+	ContainerID *string `json:"containerID,omitempty"`
 
-// IoK8sApiCoreV1ContainerStateWaiting defines model for io.k8s.api.core.v1.ContainerStateWaiting.
-type IoK8sApiCoreV1ContainerStateWaiting struct {
+	// ExitCode Exit status from the last termination of the container
+	ExitCode *int32 `json:"exitCode,omitempty"`
+
+	// FinishedAt Time at which the container last terminated
+	FinishedAt *IoK8sApimachineryPkgApisMetaV1Time `json:"finishedAt,omitempty"`
+
+	// Message Message regarding the last termination of the container
 	Message *string `json:"message,omitempty"`
-	Reason  *string `json:"reason,omitempty"`
+
+	// Reason (brief) reason from the last termination of the container
+	Reason *string `json:"reason,omitempty"`
+
+	// Signal Signal from the last termination of the container
+	Signal *int32 `json:"signal,omitempty"`
+
+	// StartedAt Time at which previous execution of the container started
+	StartedAt *IoK8sApimachineryPkgApisMetaV1Time `json:"startedAt,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerStatus defines model for io.k8s.api.core.v1.ContainerStatus.
+// IoK8sApiCoreV1ContainerStateWaiting ContainerStateWaiting is a waiting state of a container.
+type IoK8sApiCoreV1ContainerStateWaiting struct {
+	// Message Message regarding why the container is not yet running.
+	Message *string `json:"message,omitempty"`
+
+	// Reason (brief) reason the container is not yet running.
+	Reason *string `json:"reason,omitempty"`
+}
+
+// IoK8sApiCoreV1ContainerStatus ContainerStatus contains details for the current status of this container.
 type IoK8sApiCoreV1ContainerStatus struct {
-	AllocatedResources       *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"allocatedResources,omitempty"`
-	AllocatedResourcesStatus *[]IoK8sApiCoreV1ResourceStatus                     `json:"allocatedResourcesStatus,omitempty"`
-	ContainerID              *string                                             `json:"containerID,omitempty"`
-	Image                    *string                                             `json:"image,omitempty"`
-	ImageID                  *string                                             `json:"imageID,omitempty"`
-	LastState                *IoK8sApiCoreV1ContainerState                       `json:"lastState,omitempty"`
-	Name                     *string                                             `json:"name,omitempty"`
-	Ready                    *bool                                               `json:"ready,omitempty"`
-	Resources                *IoK8sApiCoreV1ResourceRequirements                 `json:"resources,omitempty"`
-	RestartCount             *int32                                              `json:"restartCount,omitempty"`
-	Started                  *bool                                               `json:"started,omitempty"`
-	State                    *IoK8sApiCoreV1ContainerState                       `json:"state,omitempty"`
-	StopSignal               *string                                             `json:"stopSignal,omitempty"`
-	User                     *IoK8sApiCoreV1ContainerUser                        `json:"user,omitempty"`
-	VolumeMounts             *[]IoK8sApiCoreV1VolumeMountStatus                  `json:"volumeMounts,omitempty"`
+	// AllocatedResources AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize.
+	AllocatedResources *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"allocatedResources,omitempty"`
+
+	// AllocatedResourcesStatus AllocatedResourcesStatus represents the status of various resources allocated for this Pod.
+	AllocatedResourcesStatus *[]IoK8sApiCoreV1ResourceStatus `json:"allocatedResourcesStatus,omitempty"`
+
+	// ContainerID ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
+	ContainerID *string `json:"containerID,omitempty"`
+
+	// Image Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
+	Image *string `json:"image,omitempty"`
+
+	// ImageID ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime.
+	ImageID *string `json:"imageID,omitempty"`
+
+	// LastState LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
+	LastState *IoK8sApiCoreV1ContainerState `json:"lastState,omitempty"`
+
+	// Name Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
+	Name *string `json:"name,omitempty"`
+
+	// Ready Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).
+	//
+	// The value is typically used to determine whether a container is ready to accept traffic.
+	Ready *bool `json:"ready,omitempty"`
+
+	// Resources Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized.
+	Resources *IoK8sApiCoreV1ResourceRequirements `json:"resources,omitempty"`
+
+	// RestartCount RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
+	RestartCount *int32 `json:"restartCount,omitempty"`
+
+	// Started Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false.
+	Started *bool `json:"started,omitempty"`
+
+	// State State holds details about the container's current condition.
+	State *IoK8sApiCoreV1ContainerState `json:"state,omitempty"`
+
+	// StopSignal StopSignal reports the effective stop signal for this container
+	StopSignal *string `json:"stopSignal,omitempty"`
+
+	// User User represents user identity information initially attached to the first process of the container
+	User *IoK8sApiCoreV1ContainerUser `json:"user,omitempty"`
+
+	// VolumeMounts Status of volume mounts.
+	VolumeMounts *[]IoK8sApiCoreV1VolumeMountStatus `json:"volumeMounts,omitempty"`
 }
 
-// IoK8sApiCoreV1ContainerUser defines model for io.k8s.api.core.v1.ContainerUser.
+// IoK8sApiCoreV1ContainerUser ContainerUser represents user identity information
 type IoK8sApiCoreV1ContainerUser struct {
+	// Linux Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so.
 	Linux *IoK8sApiCoreV1LinuxContainerUser `json:"linux,omitempty"`
 }
 
-// IoK8sApiCoreV1DaemonEndpoint defines model for io.k8s.api.core.v1.DaemonEndpoint.
+// IoK8sApiCoreV1DaemonEndpoint DaemonEndpoint contains information about a single Daemon endpoint.
 type IoK8sApiCoreV1DaemonEndpoint struct {
+	// Port Port number of the given endpoint.
 	Port *int32 `json:"Port,omitempty"`
 }
 
-// IoK8sApiCoreV1DownwardAPIProjection defines model for io.k8s.api.core.v1.DownwardAPIProjection.
+// IoK8sApiCoreV1DownwardAPIProjection Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode.
 type IoK8sApiCoreV1DownwardAPIProjection struct {
+	// Items Items is a list of DownwardAPIVolume file
 	Items *[]IoK8sApiCoreV1DownwardAPIVolumeFile `json:"items,omitempty"`
 }
 
-// IoK8sApiCoreV1DownwardAPIVolumeFile defines model for io.k8s.api.core.v1.DownwardAPIVolumeFile.
+// IoK8sApiCoreV1DownwardAPIVolumeFile DownwardAPIVolumeFile represents information to create the file containing the pod field
 type IoK8sApiCoreV1DownwardAPIVolumeFile struct {
-	FieldRef         *IoK8sApiCoreV1ObjectFieldSelector   `json:"fieldRef,omitempty"`
-	Mode             *int32                               `json:"mode,omitempty"`
-	Path             *string                              `json:"path,omitempty"`
+	// FieldRef Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
+	FieldRef *IoK8sApiCoreV1ObjectFieldSelector `json:"fieldRef,omitempty"`
+
+	// Mode Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+	Mode *int32 `json:"mode,omitempty"`
+
+	// Path Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
+	Path *string `json:"path,omitempty"`
+
+	// ResourceFieldRef Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
 	ResourceFieldRef *IoK8sApiCoreV1ResourceFieldSelector `json:"resourceFieldRef,omitempty"`
-	User             *int64                               `json:"user,omitempty"`
+
+	// User user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	User *int64 `json:"user,omitempty"`
 }
 
-// IoK8sApiCoreV1DownwardAPIVolumeSource defines model for io.k8s.api.core.v1.DownwardAPIVolumeSource.
+// IoK8sApiCoreV1DownwardAPIVolumeSource DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1DownwardAPIVolumeSource struct {
-	DefaultMode *int32                                 `json:"defaultMode,omitempty"`
-	DefaultUser *int64                                 `json:"defaultUser,omitempty"`
-	Items       *[]IoK8sApiCoreV1DownwardAPIVolumeFile `json:"items,omitempty"`
+	// DefaultMode Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+	DefaultMode *int32 `json:"defaultMode,omitempty"`
+
+	// DefaultUser defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	DefaultUser *int64 `json:"defaultUser,omitempty"`
+
+	// Items Items is a list of downward API volume file
+	Items *[]IoK8sApiCoreV1DownwardAPIVolumeFile `json:"items,omitempty"`
 }
 
-// IoK8sApiCoreV1EmptyDirVolumeSource defines model for io.k8s.api.core.v1.EmptyDirVolumeSource.
+// IoK8sApiCoreV1EmptyDirVolumeSource Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1EmptyDirVolumeSource struct {
-	Medium    *string                                  `json:"medium,omitempty"`
-	Mode      *int32                                   `json:"mode,omitempty"`
+	// Medium medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
+	Medium *string `json:"medium,omitempty"`
+
+	// Mode mode specifies the permission bits for the emptyDir directory, in numeric notation (e.g., 0755, 01777). Must be a value between 0000 and 01777. If not specified, defaults to 0777. This might be in conflict with other options that affect the file mode, like fsGroup. If fsGroup is specified, the fsGroup permissions will override the mode specified here. This field has no effect on Windows. This field is alpha and requires EmptyDirVolumeMode featuregate to be enabled.
+	Mode *int32 `json:"mode,omitempty"`
+
+	// SizeLimit sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
 	SizeLimit *IoK8sApimachineryPkgApiResourceQuantity `json:"sizeLimit,omitempty"`
 }
 
-// IoK8sApiCoreV1EndpointAddress defines model for io.k8s.api.core.v1.EndpointAddress.
+// IoK8sApiCoreV1EndpointAddress EndpointAddress is a tuple that describes single IP address. Deprecated: This API is deprecated in v1.33+.
 type IoK8sApiCoreV1EndpointAddress struct {
-	Hostname  *string                        `json:"hostname,omitempty"`
-	Ip        *string                        `json:"ip,omitempty"`
-	NodeName  *string                        `json:"nodeName,omitempty"`
+	// Hostname The Hostname of this endpoint
+	Hostname *string `json:"hostname,omitempty"`
+
+	// Ip The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
+	Ip *string `json:"ip,omitempty"`
+
+	// NodeName Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.
+	NodeName *string `json:"nodeName,omitempty"`
+
+	// TargetRef Reference to object providing the endpoint.
 	TargetRef *IoK8sApiCoreV1ObjectReference `json:"targetRef,omitempty"`
 }
 
-// IoK8sApiCoreV1EndpointPort defines model for io.k8s.api.core.v1.EndpointPort.
+// IoK8sApiCoreV1EndpointPort EndpointPort is a tuple that describes a single port. Deprecated: This API is deprecated in v1.33+.
 type IoK8sApiCoreV1EndpointPort struct {
+	// AppProtocol The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax. Valid values are either:
+	//
+	// * Un-prefixed protocol names - reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names).
+	//
+	// * Kubernetes-defined prefixed names:
+	//   * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described in https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
+	//   * 'kubernetes.io/ws'  - WebSocket over cleartext as described in https://www.rfc-editor.org/rfc/rfc6455
+	//   * 'kubernetes.io/wss' - WebSocket over TLS as described in https://www.rfc-editor.org/rfc/rfc6455
+	//
+	// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
 	AppProtocol *string `json:"appProtocol,omitempty"`
-	Name        *string `json:"name,omitempty"`
-	Port        *int32  `json:"port,omitempty"`
-	Protocol    *string `json:"protocol,omitempty"`
+
+	// Name The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
+	Name *string `json:"name,omitempty"`
+
+	// Port The port number of the endpoint.
+	Port *int32 `json:"port,omitempty"`
+
+	// Protocol The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+	Protocol *string `json:"protocol,omitempty"`
 }
 
-// IoK8sApiCoreV1EndpointSubset defines model for io.k8s.api.core.v1.EndpointSubset.
+// IoK8sApiCoreV1EndpointSubset EndpointSubset is a group of addresses with a common set of ports. The expanded set of endpoints is the Cartesian product of Addresses x Ports. For example, given:
+//
+//	{
+//	  Addresses: [{"ip": "10.10.1.1"}, {"ip": "10.10.2.2"}],
+//	  Ports:     [{"name": "a", "port": 8675}, {"name": "b", "port": 309}]
+//	}
+//
+// The resulting set of endpoints can be viewed as:
+//
+//	a: [ 10.10.1.1:8675, 10.10.2.2:8675 ],
+//	b: [ 10.10.1.1:309, 10.10.2.2:309 ]
+//
+// Deprecated: This API is deprecated in v1.33+.
 type IoK8sApiCoreV1EndpointSubset struct {
-	Addresses         *[]IoK8sApiCoreV1EndpointAddress `json:"addresses,omitempty"`
+	// Addresses IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
+	Addresses *[]IoK8sApiCoreV1EndpointAddress `json:"addresses,omitempty"`
+
+	// NotReadyAddresses IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
 	NotReadyAddresses *[]IoK8sApiCoreV1EndpointAddress `json:"notReadyAddresses,omitempty"`
-	Ports             *[]IoK8sApiCoreV1EndpointPort    `json:"ports,omitempty"`
+
+	// Ports Port numbers available on the related IP addresses.
+	Ports *[]IoK8sApiCoreV1EndpointPort `json:"ports,omitempty"`
 }
 
-// IoK8sApiCoreV1Endpoints defines model for io.k8s.api.core.v1.Endpoints.
+// IoK8sApiCoreV1Endpoints Endpoints is a collection of endpoints that implement the actual service. Example:
+//
+//	 Name: "mysvc",
+//	 Subsets: [
+//	   {
+//	     Addresses: [{"ip": "10.10.1.1"}, {"ip": "10.10.2.2"}],
+//	     Ports: [{"name": "a", "port": 8675}, {"name": "b", "port": 309}]
+//	   },
+//	   {
+//	     Addresses: [{"ip": "10.10.3.3"}],
+//	     Ports: [{"name": "a", "port": 93}, {"name": "b", "port": 76}]
+//	   },
+//	]
+//
+// Endpoints is a legacy API and does not contain information about all Service features. Use discoveryv1.EndpointSlice for complete information about Service endpoints.
+//
+// Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.
 type IoK8sApiCoreV1Endpoints struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Subsets    *[]IoK8sApiCoreV1EndpointSubset           `json:"subsets,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Subsets The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
+	Subsets *[]IoK8sApiCoreV1EndpointSubset `json:"subsets,omitempty"`
 }
 
 // IoK8sApiCoreV1EndpointsList defines model for io.k8s.api.core.v1.EndpointsList.
@@ -948,86 +1615,200 @@ type IoK8sApiCoreV1EndpointsList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1EnvFromSource defines model for io.k8s.api.core.v1.EnvFromSource.
+// IoK8sApiCoreV1EnvFromSource EnvFromSource represents the source of a set of ConfigMaps or Secrets
 type IoK8sApiCoreV1EnvFromSource struct {
+	// ConfigMapRef The ConfigMap to select from
 	ConfigMapRef *IoK8sApiCoreV1ConfigMapEnvSource `json:"configMapRef,omitempty"`
-	Prefix       *string                           `json:"prefix,omitempty"`
-	SecretRef    *IoK8sApiCoreV1SecretEnvSource    `json:"secretRef,omitempty"`
+
+	// Prefix Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
+	Prefix *string `json:"prefix,omitempty"`
+
+	// SecretRef The Secret to select from
+	SecretRef *IoK8sApiCoreV1SecretEnvSource `json:"secretRef,omitempty"`
 }
 
-// IoK8sApiCoreV1EnvVar defines model for io.k8s.api.core.v1.EnvVar.
+// IoK8sApiCoreV1EnvVar EnvVar represents an environment variable present in a Container.
 type IoK8sApiCoreV1EnvVar struct {
-	Name      *string                     `json:"name,omitempty"`
-	Value     *string                     `json:"value,omitempty"`
+	// Name Name of the environment variable. May consist of any printable ASCII characters except '='.
+	Name *string `json:"name,omitempty"`
+
+	// Value Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "".
+	Value *string `json:"value,omitempty"`
+
+	// ValueFrom Source for the environment variable's value. Cannot be used if value is not empty.
 	ValueFrom *IoK8sApiCoreV1EnvVarSource `json:"valueFrom,omitempty"`
 }
 
-// IoK8sApiCoreV1EnvVarSource defines model for io.k8s.api.core.v1.EnvVarSource.
+// IoK8sApiCoreV1EnvVarSource EnvVarSource represents a source for the value of an EnvVar.
 type IoK8sApiCoreV1EnvVarSource struct {
-	ConfigMapKeyRef  *IoK8sApiCoreV1ConfigMapKeySelector  `json:"configMapKeyRef,omitempty"`
-	FieldRef         *IoK8sApiCoreV1ObjectFieldSelector   `json:"fieldRef,omitempty"`
-	FileKeyRef       *IoK8sApiCoreV1FileKeySelector       `json:"fileKeyRef,omitempty"`
+	// ConfigMapKeyRef Selects a key of a ConfigMap.
+	ConfigMapKeyRef *IoK8sApiCoreV1ConfigMapKeySelector `json:"configMapKeyRef,omitempty"`
+
+	// FieldRef Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
+	FieldRef *IoK8sApiCoreV1ObjectFieldSelector `json:"fieldRef,omitempty"`
+
+	// FileKeyRef FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate to be enabled.
+	FileKeyRef *IoK8sApiCoreV1FileKeySelector `json:"fileKeyRef,omitempty"`
+
+	// ResourceFieldRef Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
 	ResourceFieldRef *IoK8sApiCoreV1ResourceFieldSelector `json:"resourceFieldRef,omitempty"`
-	SecretKeyRef     *IoK8sApiCoreV1SecretKeySelector     `json:"secretKeyRef,omitempty"`
+
+	// SecretKeyRef Selects a key of a secret in the pod's namespace
+	SecretKeyRef *IoK8sApiCoreV1SecretKeySelector `json:"secretKeyRef,omitempty"`
 }
 
-// IoK8sApiCoreV1EphemeralContainer defines model for io.k8s.api.core.v1.EphemeralContainer.
+// IoK8sApiCoreV1EphemeralContainer An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
+//
+// To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.
 type IoK8sApiCoreV1EphemeralContainer struct {
-	Args                     *[]string                              `json:"args,omitempty"`
-	Command                  *[]string                              `json:"command,omitempty"`
-	Env                      *[]IoK8sApiCoreV1EnvVar                `json:"env,omitempty"`
-	EnvFrom                  *[]IoK8sApiCoreV1EnvFromSource         `json:"envFrom,omitempty"`
-	Image                    *string                                `json:"image,omitempty"`
-	ImagePullPolicy          *string                                `json:"imagePullPolicy,omitempty"`
-	Lifecycle                *IoK8sApiCoreV1Lifecycle               `json:"lifecycle,omitempty"`
-	LivenessProbe            *IoK8sApiCoreV1Probe                   `json:"livenessProbe,omitempty"`
-	Name                     *string                                `json:"name,omitempty"`
-	Ports                    *[]IoK8sApiCoreV1ContainerPort         `json:"ports,omitempty"`
-	ReadinessProbe           *IoK8sApiCoreV1Probe                   `json:"readinessProbe,omitempty"`
-	ResizePolicy             *[]IoK8sApiCoreV1ContainerResizePolicy `json:"resizePolicy,omitempty"`
-	Resources                *IoK8sApiCoreV1ResourceRequirements    `json:"resources,omitempty"`
-	RestartPolicy            *string                                `json:"restartPolicy,omitempty"`
-	RestartPolicyRules       *[]IoK8sApiCoreV1ContainerRestartRule  `json:"restartPolicyRules,omitempty"`
-	SecurityContext          *IoK8sApiCoreV1SecurityContext         `json:"securityContext,omitempty"`
-	StartupProbe             *IoK8sApiCoreV1Probe                   `json:"startupProbe,omitempty"`
-	Stdin                    *bool                                  `json:"stdin,omitempty"`
-	StdinOnce                *bool                                  `json:"stdinOnce,omitempty"`
-	TargetContainerName      *string                                `json:"targetContainerName,omitempty"`
-	TerminationMessagePath   *string                                `json:"terminationMessagePath,omitempty"`
-	TerminationMessagePolicy *string                                `json:"terminationMessagePolicy,omitempty"`
-	Tty                      *bool                                  `json:"tty,omitempty"`
-	VolumeDevices            *[]IoK8sApiCoreV1VolumeDevice          `json:"volumeDevices,omitempty"`
-	VolumeMounts             *[]IoK8sApiCoreV1VolumeMount           `json:"volumeMounts,omitempty"`
-	WorkingDir               *string                                `json:"workingDir,omitempty"`
+	// Args Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
+	Args *[]string `json:"args,omitempty"`
+
+	// Command Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
+	Command *[]string `json:"command,omitempty"`
+
+	// Env List of environment variables to set in the container. Cannot be updated.
+	Env *[]IoK8sApiCoreV1EnvVar `json:"env,omitempty"`
+
+	// EnvFrom List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
+	EnvFrom *[]IoK8sApiCoreV1EnvFromSource `json:"envFrom,omitempty"`
+
+	// Image Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
+	Image *string `json:"image,omitempty"`
+
+	// ImagePullPolicy Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+	ImagePullPolicy *string `json:"imagePullPolicy,omitempty"`
+
+	// Lifecycle Lifecycle is not allowed for ephemeral containers.
+	Lifecycle *IoK8sApiCoreV1Lifecycle `json:"lifecycle,omitempty"`
+
+	// LivenessProbe Probes are not allowed for ephemeral containers.
+	LivenessProbe *IoK8sApiCoreV1Probe `json:"livenessProbe,omitempty"`
+
+	// Name Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
+	Name *string `json:"name,omitempty"`
+
+	// Ports Ports are not allowed for ephemeral containers.
+	Ports *[]IoK8sApiCoreV1ContainerPort `json:"ports,omitempty"`
+
+	// ReadinessProbe Probes are not allowed for ephemeral containers.
+	ReadinessProbe *IoK8sApiCoreV1Probe `json:"readinessProbe,omitempty"`
+
+	// ResizePolicy Resources resize policy for the container.
+	ResizePolicy *[]IoK8sApiCoreV1ContainerResizePolicy `json:"resizePolicy,omitempty"`
+
+	// Resources Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
+	Resources *IoK8sApiCoreV1ResourceRequirements `json:"resources,omitempty"`
+
+	// RestartPolicy Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
+	RestartPolicy *string `json:"restartPolicy,omitempty"`
+
+	// RestartPolicyRules Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
+	RestartPolicyRules *[]IoK8sApiCoreV1ContainerRestartRule `json:"restartPolicyRules,omitempty"`
+
+	// SecurityContext Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
+	SecurityContext *IoK8sApiCoreV1SecurityContext `json:"securityContext,omitempty"`
+
+	// StartupProbe Probes are not allowed for ephemeral containers.
+	StartupProbe *IoK8sApiCoreV1Probe `json:"startupProbe,omitempty"`
+
+	// Stdin Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
+	Stdin *bool `json:"stdin,omitempty"`
+
+	// StdinOnce Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
+	StdinOnce *bool `json:"stdinOnce,omitempty"`
+
+	// TargetContainerName If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
+	//
+	// The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
+	TargetContainerName *string `json:"targetContainerName,omitempty"`
+
+	// TerminationMessagePath Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
+	TerminationMessagePath *string `json:"terminationMessagePath,omitempty"`
+
+	// TerminationMessagePolicy Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
+	TerminationMessagePolicy *string `json:"terminationMessagePolicy,omitempty"`
+
+	// Tty Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
+	Tty *bool `json:"tty,omitempty"`
+
+	// VolumeDevices volumeDevices is the list of block devices to be used by the container.
+	VolumeDevices *[]IoK8sApiCoreV1VolumeDevice `json:"volumeDevices,omitempty"`
+
+	// VolumeMounts Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
+	VolumeMounts *[]IoK8sApiCoreV1VolumeMount `json:"volumeMounts,omitempty"`
+
+	// WorkingDir Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
+	WorkingDir *string `json:"workingDir,omitempty"`
 }
 
-// IoK8sApiCoreV1EphemeralVolumeSource defines model for io.k8s.api.core.v1.EphemeralVolumeSource.
+// IoK8sApiCoreV1EphemeralVolumeSource Represents an ephemeral volume that is handled by a normal storage driver.
 type IoK8sApiCoreV1EphemeralVolumeSource struct {
+	// VolumeClaimTemplate Will be used to create a stand-alone PVC to provision the volume. The pod in which this EphemeralVolumeSource is embedded will be the owner of the PVC, i.e. the PVC will be deleted together with the pod.  The name of the PVC will be `<pod name>-<volume name>` where `<volume name>` is the name from the `PodSpec.Volumes` array entry. Pod validation will reject the pod if the concatenated name is not valid for a PVC (for example, too long).
+	//
+	// An existing PVC with that name that is not owned by the pod will *not* be used for the pod to avoid using an unrelated volume by mistake. Starting the pod is then blocked until the unrelated PVC is removed. If such a pre-created PVC is meant to be used by the pod, the PVC has to updated with an owner reference to the pod once the pod exists. Normally this should not be necessary, but it may be useful when manually reconstructing a broken cluster.
+	//
+	// This field is read-only and no changes will be made by Kubernetes to the PVC after it has been created.
+	//
+	// Required, must not be nil.
 	VolumeClaimTemplate *IoK8sApiCoreV1PersistentVolumeClaimTemplate `json:"volumeClaimTemplate,omitempty"`
 }
 
-// IoK8sApiCoreV1Event defines model for io.k8s.api.core.v1.Event.
+// IoK8sApiCoreV1Event Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time.  Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.
 type IoK8sApiCoreV1Event struct {
-	Action             *string                                   `json:"action,omitempty"`
-	ApiVersion         *string                                   `json:"apiVersion,omitempty"`
-	Count              *int32                                    `json:"count,omitempty"`
-	EventTime          *IoK8sApimachineryPkgApisMetaV1MicroTime  `json:"eventTime,omitempty"`
-	FirstTimestamp     *IoK8sApimachineryPkgApisMetaV1Time       `json:"firstTimestamp,omitempty"`
-	InvolvedObject     *IoK8sApiCoreV1ObjectReference            `json:"involvedObject,omitempty"`
-	Kind               *string                                   `json:"kind,omitempty"`
-	LastTimestamp      *IoK8sApimachineryPkgApisMetaV1Time       `json:"lastTimestamp,omitempty"`
-	Message            *string                                   `json:"message,omitempty"`
-	Metadata           *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Reason             *string                                   `json:"reason,omitempty"`
-	Related            *IoK8sApiCoreV1ObjectReference            `json:"related,omitempty"`
-	ReportingComponent *string                                   `json:"reportingComponent,omitempty"`
-	ReportingInstance  *string                                   `json:"reportingInstance,omitempty"`
-	Series             *IoK8sApiCoreV1EventSeries                `json:"series,omitempty"`
-	Source             *IoK8sApiCoreV1EventSource                `json:"source,omitempty"`
-	Type               *IoK8sApiCoreV1EventType                  `json:"type,omitempty"`
+	// Action What action was taken/failed regarding to the Regarding object.
+	Action *string `json:"action,omitempty"`
+
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Count The number of times this event has occurred.
+	Count *int32 `json:"count,omitempty"`
+
+	// EventTime Time when this Event was first observed.
+	EventTime *IoK8sApimachineryPkgApisMetaV1MicroTime `json:"eventTime,omitempty"`
+
+	// FirstTimestamp The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)
+	FirstTimestamp *IoK8sApimachineryPkgApisMetaV1Time `json:"firstTimestamp,omitempty"`
+
+	// InvolvedObject The object that this event is about.
+	InvolvedObject *IoK8sApiCoreV1ObjectReference `json:"involvedObject,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// LastTimestamp The time at which the most recent occurrence of this event was recorded.
+	LastTimestamp *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTimestamp,omitempty"`
+
+	// Message A human-readable description of the status of this operation.
+	Message *string `json:"message,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Reason This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
+	Reason *string `json:"reason,omitempty"`
+
+	// Related Optional secondary object for more complex actions.
+	Related *IoK8sApiCoreV1ObjectReference `json:"related,omitempty"`
+
+	// ReportingComponent Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
+	ReportingComponent *string `json:"reportingComponent,omitempty"`
+
+	// ReportingInstance ID of the controller instance, e.g. `kubelet-xyzf`.
+	ReportingInstance *string `json:"reportingInstance,omitempty"`
+
+	// Series Data about the Event series this event represents or nil if it's a singleton Event.
+	Series *IoK8sApiCoreV1EventSeries `json:"series,omitempty"`
+
+	// Source The component reporting this event. Should be a short machine understandable string.
+	Source *IoK8sApiCoreV1EventSource `json:"source,omitempty"`
+
+	// Type Type of this event (Normal, Warning), new types could be added in the future
+	Type *IoK8sApiCoreV1EventType `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1EventType defines model for IoK8sApiCoreV1Event.Type.
+// IoK8sApiCoreV1EventType Type of this event (Normal, Warning), new types could be added in the future
 type IoK8sApiCoreV1EventType string
 
 // IoK8sApiCoreV1EventList defines model for io.k8s.api.core.v1.EventList.
@@ -1038,220 +1819,396 @@ type IoK8sApiCoreV1EventList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1EventSeries defines model for io.k8s.api.core.v1.EventSeries.
+// IoK8sApiCoreV1EventSeries EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.
 type IoK8sApiCoreV1EventSeries struct {
-	Count            *int32                                   `json:"count,omitempty"`
+	// Count Number of occurrences in this series up to the last heartbeat time
+	Count *int32 `json:"count,omitempty"`
+
+	// LastObservedTime Time of the last occurrence observed
 	LastObservedTime *IoK8sApimachineryPkgApisMetaV1MicroTime `json:"lastObservedTime,omitempty"`
 }
 
-// IoK8sApiCoreV1EventSource defines model for io.k8s.api.core.v1.EventSource.
+// IoK8sApiCoreV1EventSource EventSource contains information for an event.
 type IoK8sApiCoreV1EventSource struct {
+	// Component Component from which the event is generated.
 	Component *string `json:"component,omitempty"`
-	Host      *string `json:"host,omitempty"`
+
+	// Host Node name on which the event is generated.
+	Host *string `json:"host,omitempty"`
 }
 
-// IoK8sApiCoreV1EvictionResponder defines model for io.k8s.api.core.v1.EvictionResponder.
+// IoK8sApiCoreV1EvictionResponder EvictionResponder allows you to specify the responder reacting to an Eviction. Responders should observe and communicate through the Eviction Resource API to help with the graceful eviction of a target (e.g. termination of a pod).
 type IoK8sApiCoreV1EvictionResponder struct {
-	Name     *string `json:"name,omitempty"`
-	Priority *int32  `json:"priority,omitempty"`
+	// Name name allows you to identify the responder responding to the Eviction.
+	//
+	// It must be a valid domain-prefixed key (such as "acme.io/foo"). Domain names *.k8s.io and *.kubernetes.io are reserved. This field must be unique for each responder. This field is required.
+	Name *string `json:"name,omitempty"`
+
+	// Priority priority for this responder. Higher priorities are selected first by the evictionrequest-controller. If there are responders with the same priority, the responder whose domain name comes first in the alphabetical higher domain order, will be picked. This means that the top domain labels are compared alphabetically first, followed by the lower domain labels. The key is compared last.
+	//
+	// The responder that is the managing controller of the pod should set the value of this field to 10000 to allow both for preemption or fallback registration by other responders.
+	//
+	// The minimum value is 0 and the maximum value is 100000. The interval 0-999 is reserved for responders with *.k8s.io suffix. This field is required.
+	Priority *int32 `json:"priority,omitempty"`
 }
 
-// IoK8sApiCoreV1ExecAction defines model for io.k8s.api.core.v1.ExecAction.
+// IoK8sApiCoreV1ExecAction ExecAction describes a "run in container" action.
 type IoK8sApiCoreV1ExecAction struct {
+	// Command Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy.
 	Command *[]string `json:"command,omitempty"`
 }
 
-// IoK8sApiCoreV1FCVolumeSource defines model for io.k8s.api.core.v1.FCVolumeSource.
+// IoK8sApiCoreV1FCVolumeSource Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1FCVolumeSource struct {
-	FsType     *string   `json:"fsType,omitempty"`
-	Lun        *int32    `json:"lun,omitempty"`
-	ReadOnly   *bool     `json:"readOnly,omitempty"`
+	// FsType fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+	FsType *string `json:"fsType,omitempty"`
+
+	// Lun lun is Optional: FC target lun number
+	Lun *int32 `json:"lun,omitempty"`
+
+	// ReadOnly readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// TargetWWNs targetWWNs is Optional: FC target worldwide names (WWNs)
 	TargetWWNs *[]string `json:"targetWWNs,omitempty"`
-	Wwids      *[]string `json:"wwids,omitempty"`
+
+	// Wwids wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
+	Wwids *[]string `json:"wwids,omitempty"`
 }
 
-// IoK8sApiCoreV1FileKeySelector defines model for io.k8s.api.core.v1.FileKeySelector.
+// IoK8sApiCoreV1FileKeySelector FileKeySelector selects a key of the env file.
 type IoK8sApiCoreV1FileKeySelector struct {
-	Key        *string `json:"key,omitempty"`
-	Optional   *bool   `json:"optional,omitempty"`
-	Path       *string `json:"path,omitempty"`
+	// Key The key within the env file. An invalid key will prevent the pod from starting. The keys defined within a source may consist of any printable ASCII characters except '='. During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters.
+	Key *string `json:"key,omitempty"`
+
+	// Optional Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
+	//
+	// If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
+	Optional *bool `json:"optional,omitempty"`
+
+	// Path The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
+	Path *string `json:"path,omitempty"`
+
+	// VolumeName The name of the volume mount containing the env file.
 	VolumeName *string `json:"volumeName,omitempty"`
 }
 
-// IoK8sApiCoreV1FlexVolumeSource defines model for io.k8s.api.core.v1.FlexVolumeSource.
+// IoK8sApiCoreV1FlexVolumeSource FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.
 type IoK8sApiCoreV1FlexVolumeSource struct {
-	Driver    *string                             `json:"driver,omitempty"`
-	FsType    *string                             `json:"fsType,omitempty"`
-	Options   *map[string]string                  `json:"options,omitempty"`
-	ReadOnly  *bool                               `json:"readOnly,omitempty"`
+	// Driver driver is the name of the driver to use for this volume.
+	Driver *string `json:"driver,omitempty"`
+
+	// FsType fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
+	FsType *string `json:"fsType,omitempty"`
+
+	// Options options is Optional: this field holds extra command options if any.
+	Options *map[string]string `json:"options,omitempty"`
+
+	// ReadOnly readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretRef secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts.
 	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
 }
 
-// IoK8sApiCoreV1FlockerVolumeSource defines model for io.k8s.api.core.v1.FlockerVolumeSource.
+// IoK8sApiCoreV1FlockerVolumeSource Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling.
 type IoK8sApiCoreV1FlockerVolumeSource struct {
+	// DatasetName datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
 	DatasetName *string `json:"datasetName,omitempty"`
+
+	// DatasetUUID datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
 	DatasetUUID *string `json:"datasetUUID,omitempty"`
 }
 
-// IoK8sApiCoreV1GCEPersistentDiskVolumeSource defines model for io.k8s.api.core.v1.GCEPersistentDiskVolumeSource.
+// IoK8sApiCoreV1GCEPersistentDiskVolumeSource Represents a Persistent Disk resource in Google Compute Engine.
+//
+// A GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1GCEPersistentDiskVolumeSource struct {
-	FsType    *string `json:"fsType,omitempty"`
-	Partition *int32  `json:"partition,omitempty"`
-	PdName    *string `json:"pdName,omitempty"`
-	ReadOnly  *bool   `json:"readOnly,omitempty"`
+	// FsType fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+	FsType *string `json:"fsType,omitempty"`
+
+	// Partition partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+	Partition *int32 `json:"partition,omitempty"`
+
+	// PdName pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+	PdName *string `json:"pdName,omitempty"`
+
+	// ReadOnly readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+	ReadOnly *bool `json:"readOnly,omitempty"`
 }
 
-// IoK8sApiCoreV1GRPCAction defines model for io.k8s.api.core.v1.GRPCAction.
+// IoK8sApiCoreV1GRPCAction GRPCAction specifies an action involving a GRPC service.
 type IoK8sApiCoreV1GRPCAction struct {
-	Mode    *string `json:"mode,omitempty"`
-	Port    *int32  `json:"port,omitempty"`
+	// Mode mode specifies the connection mode for the gRPC health probe. Set to "TLS" to use TLS without certificate verification. Set to "Plaintext" to use a plaintext (insecure) connection explicitly. If not specified, the probe uses a plaintext (insecure) connection.
+	Mode *string `json:"mode,omitempty"`
+
+	// Port Port number of the gRPC service. Number must be in the range 1 to 65535.
+	Port *int32 `json:"port,omitempty"`
+
+	// Service Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
+	//
+	// If this is not specified, the default behavior is defined by gRPC.
 	Service *string `json:"service,omitempty"`
 }
 
-// IoK8sApiCoreV1GitRepoVolumeSource defines model for io.k8s.api.core.v1.GitRepoVolumeSource.
+// IoK8sApiCoreV1GitRepoVolumeSource Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
+//
+// DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
 type IoK8sApiCoreV1GitRepoVolumeSource struct {
-	Directory  *string `json:"directory,omitempty"`
+	// Directory directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
+	Directory *string `json:"directory,omitempty"`
+
+	// Repository repository is the URL
 	Repository *string `json:"repository,omitempty"`
-	Revision   *string `json:"revision,omitempty"`
+
+	// Revision revision is the commit hash for the specified revision.
+	Revision *string `json:"revision,omitempty"`
 }
 
-// IoK8sApiCoreV1GlusterfsVolumeSource defines model for io.k8s.api.core.v1.GlusterfsVolumeSource.
+// IoK8sApiCoreV1GlusterfsVolumeSource Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.
 type IoK8sApiCoreV1GlusterfsVolumeSource struct {
+	// Endpoints endpoints is the endpoint name that details Glusterfs topology.
 	Endpoints *string `json:"endpoints,omitempty"`
-	Path      *string `json:"path,omitempty"`
-	ReadOnly  *bool   `json:"readOnly,omitempty"`
+
+	// Path path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+	Path *string `json:"path,omitempty"`
+
+	// ReadOnly readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
+	ReadOnly *bool `json:"readOnly,omitempty"`
 }
 
-// IoK8sApiCoreV1HTTPGetAction defines model for io.k8s.api.core.v1.HTTPGetAction.
+// IoK8sApiCoreV1HTTPGetAction HTTPGetAction describes an action based on HTTP Get requests.
 type IoK8sApiCoreV1HTTPGetAction struct {
-	Host        *string                                    `json:"host,omitempty"`
-	HttpHeaders *[]IoK8sApiCoreV1HTTPHeader                `json:"httpHeaders,omitempty"`
-	Path        *string                                    `json:"path,omitempty"`
-	Port        *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"port,omitempty"`
-	Protocol    *string                                    `json:"protocol,omitempty"`
-	Scheme      *string                                    `json:"scheme,omitempty"`
+	// Host Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
+	Host *string `json:"host,omitempty"`
+
+	// HttpHeaders Custom headers to set in the request. HTTP allows repeated headers.
+	HttpHeaders *[]IoK8sApiCoreV1HTTPHeader `json:"httpHeaders,omitempty"`
+
+	// Path Path to access on the HTTP server.
+	Path *string `json:"path,omitempty"`
+
+	// Port Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
+	Port *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"port,omitempty"`
+
+	// Protocol Protocol selects the wire protocol for the probe connection. Nil defaults to HTTP/1.1.
+	Protocol *string `json:"protocol,omitempty"`
+
+	// Scheme Scheme to use for connecting to the host. Defaults to HTTP.
+	Scheme *string `json:"scheme,omitempty"`
 }
 
-// IoK8sApiCoreV1HTTPHeader defines model for io.k8s.api.core.v1.HTTPHeader.
+// IoK8sApiCoreV1HTTPHeader HTTPHeader describes a custom header to be used in HTTP probes
 type IoK8sApiCoreV1HTTPHeader struct {
-	Name  *string `json:"name,omitempty"`
+	// Name The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header.
+	Name *string `json:"name,omitempty"`
+
+	// Value The header field value
 	Value *string `json:"value,omitempty"`
 }
 
-// IoK8sApiCoreV1HostAlias defines model for io.k8s.api.core.v1.HostAlias.
+// IoK8sApiCoreV1HostAlias HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file.
 type IoK8sApiCoreV1HostAlias struct {
+	// Hostnames Hostnames for the above IP address.
 	Hostnames *[]string `json:"hostnames,omitempty"`
-	Ip        *string   `json:"ip,omitempty"`
-}
 
-// IoK8sApiCoreV1HostIP defines model for io.k8s.api.core.v1.HostIP.
-type IoK8sApiCoreV1HostIP struct {
+	// Ip IP address of the host file entry.
 	Ip *string `json:"ip,omitempty"`
 }
 
-// IoK8sApiCoreV1HostPathVolumeSource defines model for io.k8s.api.core.v1.HostPathVolumeSource.
+// IoK8sApiCoreV1HostIP HostIP represents a single IP address allocated to the host.
+type IoK8sApiCoreV1HostIP struct {
+	// Ip IP is the IP address assigned to the host
+	Ip *string `json:"ip,omitempty"`
+}
+
+// IoK8sApiCoreV1HostPathVolumeSource Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.
 type IoK8sApiCoreV1HostPathVolumeSource struct {
+	// Path path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
 	Path *string `json:"path,omitempty"`
+
+	// Type type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
 	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1ISCSIVolumeSource defines model for io.k8s.api.core.v1.ISCSIVolumeSource.
+// IoK8sApiCoreV1ISCSIVolumeSource Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1ISCSIVolumeSource struct {
-	ChapAuthDiscovery *bool                               `json:"chapAuthDiscovery,omitempty"`
-	ChapAuthSession   *bool                               `json:"chapAuthSession,omitempty"`
-	FsType            *string                             `json:"fsType,omitempty"`
-	InitiatorName     *string                             `json:"initiatorName,omitempty"`
-	Iqn               *string                             `json:"iqn,omitempty"`
-	IscsiInterface    *string                             `json:"iscsiInterface,omitempty"`
-	Lun               *int32                              `json:"lun,omitempty"`
-	Portals           *[]string                           `json:"portals,omitempty"`
-	ReadOnly          *bool                               `json:"readOnly,omitempty"`
-	SecretRef         *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
-	TargetPortal      *string                             `json:"targetPortal,omitempty"`
+	// ChapAuthDiscovery chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication
+	ChapAuthDiscovery *bool `json:"chapAuthDiscovery,omitempty"`
+
+	// ChapAuthSession chapAuthSession defines whether support iSCSI Session CHAP authentication
+	ChapAuthSession *bool `json:"chapAuthSession,omitempty"`
+
+	// FsType fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
+	FsType *string `json:"fsType,omitempty"`
+
+	// InitiatorName initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
+	InitiatorName *string `json:"initiatorName,omitempty"`
+
+	// Iqn iqn is the target iSCSI Qualified Name.
+	Iqn *string `json:"iqn,omitempty"`
+
+	// IscsiInterface iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
+	IscsiInterface *string `json:"iscsiInterface,omitempty"`
+
+	// Lun lun represents iSCSI Target Lun number.
+	Lun *int32 `json:"lun,omitempty"`
+
+	// Portals portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+	Portals *[]string `json:"portals,omitempty"`
+
+	// ReadOnly readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretRef secretRef is the CHAP Secret for iSCSI target and initiator authentication
+	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
+
+	// TargetPortal targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+	TargetPortal *string `json:"targetPortal,omitempty"`
 }
 
-// IoK8sApiCoreV1ImageVolumeSource defines model for io.k8s.api.core.v1.ImageVolumeSource.
+// IoK8sApiCoreV1ImageVolumeSource ImageVolumeSource represents a image volume resource.
 type IoK8sApiCoreV1ImageVolumeSource struct {
+	// PullPolicy Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.
 	PullPolicy *string `json:"pullPolicy,omitempty"`
-	Reference  *string `json:"reference,omitempty"`
+
+	// Reference Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
+	Reference *string `json:"reference,omitempty"`
 }
 
-// IoK8sApiCoreV1ImageVolumeStatus defines model for io.k8s.api.core.v1.ImageVolumeStatus.
+// IoK8sApiCoreV1ImageVolumeStatus ImageVolumeStatus represents the image-based volume status.
 type IoK8sApiCoreV1ImageVolumeStatus struct {
+	// ImageRef ImageRef is the digest of the image used for this volume. It should have a value that's similar to the pod's status.containerStatuses[i].imageID. The ImageRef length should not exceed 256 characters.
 	ImageRef *string `json:"imageRef,omitempty"`
 }
 
-// IoK8sApiCoreV1KeyToPath defines model for io.k8s.api.core.v1.KeyToPath.
+// IoK8sApiCoreV1KeyToPath Maps a string key to a path within a volume.
 type IoK8sApiCoreV1KeyToPath struct {
-	Key  *string `json:"key,omitempty"`
-	Mode *int32  `json:"mode,omitempty"`
+	// Key key is the key to project.
+	Key *string `json:"key,omitempty"`
+
+	// Mode mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+	Mode *int32 `json:"mode,omitempty"`
+
+	// Path path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
 	Path *string `json:"path,omitempty"`
-	User *int64  `json:"user,omitempty"`
+
+	// User user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	User *int64 `json:"user,omitempty"`
 }
 
-// IoK8sApiCoreV1Lifecycle defines model for io.k8s.api.core.v1.Lifecycle.
+// IoK8sApiCoreV1Lifecycle Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted.
 type IoK8sApiCoreV1Lifecycle struct {
-	PostStart  *IoK8sApiCoreV1LifecycleHandler `json:"postStart,omitempty"`
-	PreStop    *IoK8sApiCoreV1LifecycleHandler `json:"preStop,omitempty"`
-	StopSignal *string                         `json:"stopSignal,omitempty"`
+	// PostStart PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
+	PostStart *IoK8sApiCoreV1LifecycleHandler `json:"postStart,omitempty"`
+
+	// PreStop PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
+	PreStop *IoK8sApiCoreV1LifecycleHandler `json:"preStop,omitempty"`
+
+	// StopSignal StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
+	StopSignal *string `json:"stopSignal,omitempty"`
 }
 
-// IoK8sApiCoreV1LifecycleHandler defines model for io.k8s.api.core.v1.LifecycleHandler.
+// IoK8sApiCoreV1LifecycleHandler LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified.
 type IoK8sApiCoreV1LifecycleHandler struct {
-	Exec      *IoK8sApiCoreV1ExecAction      `json:"exec,omitempty"`
-	HttpGet   *IoK8sApiCoreV1HTTPGetAction   `json:"httpGet,omitempty"`
-	Sleep     *IoK8sApiCoreV1SleepAction     `json:"sleep,omitempty"`
+	// Exec Exec specifies a command to execute in the container.
+	Exec *IoK8sApiCoreV1ExecAction `json:"exec,omitempty"`
+
+	// HttpGet HTTPGet specifies an HTTP GET request to perform.
+	HttpGet *IoK8sApiCoreV1HTTPGetAction `json:"httpGet,omitempty"`
+
+	// Sleep Sleep represents a duration that the container should sleep.
+	Sleep *IoK8sApiCoreV1SleepAction `json:"sleep,omitempty"`
+
+	// TcpSocket Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified.
 	TcpSocket *IoK8sApiCoreV1TCPSocketAction `json:"tcpSocket,omitempty"`
 }
 
-// IoK8sApiCoreV1LinuxContainerUser defines model for io.k8s.api.core.v1.LinuxContainerUser.
+// IoK8sApiCoreV1LinuxContainerUser LinuxContainerUser represents user identity information in Linux containers
 type IoK8sApiCoreV1LinuxContainerUser struct {
-	Gid                *int64   `json:"gid,omitempty"`
+	// Gid GID is the primary gid initially attached to the first process in the container
+	Gid *int64 `json:"gid,omitempty"`
+
+	// SupplementalGroups SupplementalGroups are the supplemental groups initially attached to the first process in the container
 	SupplementalGroups *[]int64 `json:"supplementalGroups,omitempty"`
-	Uid                *int64   `json:"uid,omitempty"`
+
+	// Uid UID is the primary uid initially attached to the first process in the container
+	Uid *int64 `json:"uid,omitempty"`
 }
 
-// IoK8sApiCoreV1LoadBalancerIngress defines model for io.k8s.api.core.v1.LoadBalancerIngress.
+// IoK8sApiCoreV1LoadBalancerIngress LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.
 type IoK8sApiCoreV1LoadBalancerIngress struct {
-	Hostname *string                     `json:"hostname,omitempty"`
-	Ip       *string                     `json:"ip,omitempty"`
-	IpMode   *string                     `json:"ipMode,omitempty"`
-	Ports    *[]IoK8sApiCoreV1PortStatus `json:"ports,omitempty"`
+	// Hostname Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
+	Hostname *string `json:"hostname,omitempty"`
+
+	// Ip IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
+	Ip *string `json:"ip,omitempty"`
+
+	// IpMode IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing.
+	IpMode *string `json:"ipMode,omitempty"`
+
+	// Ports Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
+	Ports *[]IoK8sApiCoreV1PortStatus `json:"ports,omitempty"`
 }
 
-// IoK8sApiCoreV1LoadBalancerStatus defines model for io.k8s.api.core.v1.LoadBalancerStatus.
+// IoK8sApiCoreV1LoadBalancerStatus LoadBalancerStatus represents the status of a load-balancer.
 type IoK8sApiCoreV1LoadBalancerStatus struct {
+	// Ingress Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.
 	Ingress *[]IoK8sApiCoreV1LoadBalancerIngress `json:"ingress,omitempty"`
 }
 
-// IoK8sApiCoreV1LocalObjectReference defines model for io.k8s.api.core.v1.LocalObjectReference.
+// IoK8sApiCoreV1LocalObjectReference LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
 type IoK8sApiCoreV1LocalObjectReference struct {
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
 	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1NFSVolumeSource defines model for io.k8s.api.core.v1.NFSVolumeSource.
+// IoK8sApiCoreV1NFSVolumeSource Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.
 type IoK8sApiCoreV1NFSVolumeSource struct {
-	Path     *string `json:"path,omitempty"`
-	ReadOnly *bool   `json:"readOnly,omitempty"`
-	Server   *string `json:"server,omitempty"`
+	// Path path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+	Path *string `json:"path,omitempty"`
+
+	// ReadOnly readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// Server server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+	Server *string `json:"server,omitempty"`
 }
 
-// IoK8sApiCoreV1Namespace defines model for io.k8s.api.core.v1.Namespace.
+// IoK8sApiCoreV1Namespace Namespace provides a scope for Names. Use of multiple namespaces is optional.
 type IoK8sApiCoreV1Namespace struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiCoreV1NamespaceSpec              `json:"spec,omitempty"`
-	Status     *IoK8sApiCoreV1NamespaceStatus            `json:"status,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec Spec defines the behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiCoreV1NamespaceSpec `json:"spec,omitempty"`
+
+	// Status Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Status *IoK8sApiCoreV1NamespaceStatus `json:"status,omitempty"`
 }
 
-// IoK8sApiCoreV1NamespaceCondition defines model for io.k8s.api.core.v1.NamespaceCondition.
+// IoK8sApiCoreV1NamespaceCondition NamespaceCondition contains details about state of namespace.
 type IoK8sApiCoreV1NamespaceCondition struct {
+	// LastTransitionTime Last time the condition transitioned from one status to another.
 	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
-	Message            *string                             `json:"message,omitempty"`
-	Reason             *string                             `json:"reason,omitempty"`
-	Status             *string                             `json:"status,omitempty"`
-	Type               *string                             `json:"type,omitempty"`
+
+	// Message Human-readable message indicating details about last transition.
+	Message *string `json:"message,omitempty"`
+
+	// Reason Unique, one-word, CamelCase reason for the condition's last transition.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status Status of the condition, one of True, False, Unknown.
+	Status *string `json:"status,omitempty"`
+
+	// Type Type of namespace controller condition.
+	Type *string `json:"type,omitempty"`
 }
 
 // IoK8sApiCoreV1NamespaceList defines model for io.k8s.api.core.v1.NamespaceList.
@@ -1262,89 +2219,144 @@ type IoK8sApiCoreV1NamespaceList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1NamespaceSpec defines model for io.k8s.api.core.v1.NamespaceSpec.
+// IoK8sApiCoreV1NamespaceSpec NamespaceSpec describes the attributes on a Namespace.
 type IoK8sApiCoreV1NamespaceSpec struct {
+	// Finalizers Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
 	Finalizers *[]string `json:"finalizers,omitempty"`
 }
 
-// IoK8sApiCoreV1NamespaceStatus defines model for io.k8s.api.core.v1.NamespaceStatus.
+// IoK8sApiCoreV1NamespaceStatus NamespaceStatus is information about the current status of a Namespace.
 type IoK8sApiCoreV1NamespaceStatus struct {
+	// Conditions Represents the latest available observations of a namespace's current state.
 	Conditions *[]IoK8sApiCoreV1NamespaceCondition `json:"conditions,omitempty"`
-	Phase      *string                             `json:"phase,omitempty"`
+
+	// Phase Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
+	Phase *string `json:"phase,omitempty"`
 }
 
-// IoK8sApiCoreV1Node defines model for io.k8s.api.core.v1.Node.
+// IoK8sApiCoreV1Node Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd).
 type IoK8sApiCoreV1Node struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiCoreV1NodeSpec                   `json:"spec,omitempty"`
-	Status     *IoK8sApiCoreV1NodeStatus                 `json:"status,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiCoreV1NodeSpec `json:"spec,omitempty"`
+
+	// Status Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Status *IoK8sApiCoreV1NodeStatus `json:"status,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeAddress defines model for io.k8s.api.core.v1.NodeAddress.
+// IoK8sApiCoreV1NodeAddress NodeAddress contains information for the node's address.
 type IoK8sApiCoreV1NodeAddress struct {
+	// Address The node address.
 	Address *string `json:"address,omitempty"`
-	Type    *string `json:"type,omitempty"`
+
+	// Type Node address type, one of Hostname, ExternalIP or InternalIP.
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeAffinity defines model for io.k8s.api.core.v1.NodeAffinity.
+// IoK8sApiCoreV1NodeAffinity Node affinity is a group of node affinity scheduling rules.
 type IoK8sApiCoreV1NodeAffinity struct {
+	// PreferredDuringSchedulingIgnoredDuringExecution The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred.
 	PreferredDuringSchedulingIgnoredDuringExecution *[]IoK8sApiCoreV1PreferredSchedulingTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
-	RequiredDuringSchedulingIgnoredDuringExecution  *IoK8sApiCoreV1NodeSelector              `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+
+	// RequiredDuringSchedulingIgnoredDuringExecution If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node.
+	RequiredDuringSchedulingIgnoredDuringExecution *IoK8sApiCoreV1NodeSelector `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeAllocatableMappedResources defines model for io.k8s.api.core.v1.NodeAllocatableMappedResources.
+// IoK8sApiCoreV1NodeAllocatableMappedResources NodeAllocatableMappedResources describes mapped node allocatable resource allocations.
 type IoK8sApiCoreV1NodeAllocatableMappedResources struct {
-	Name     *string                                  `json:"name,omitempty"`
+	// Name Name is the name of the resource (e.g., cpu, memory).
+	Name *string `json:"name,omitempty"`
+
+	// Quantity Quantity is the total node allocatable resource capacity allocated for the claim. This claim's allocated devices is shared by all the containers referencing the claim. Kubelet adds this value to both requests and limits at the pod-level cgroup, and to limits at the container-level cgroup for each container referencing the claim.
 	Quantity *IoK8sApimachineryPkgApiResourceQuantity `json:"quantity,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeAllocatableOverheadResources defines model for io.k8s.api.core.v1.NodeAllocatableOverheadResources.
+// IoK8sApiCoreV1NodeAllocatableOverheadResources NodeAllocatableOverheadResources describes auxiliary overhead resource allocations.
 type IoK8sApiCoreV1NodeAllocatableOverheadResources struct {
-	Name         *string                                  `json:"name,omitempty"`
+	// Name Name is the name of the resource (e.g., cpu, memory).
+	Name *string `json:"name,omitempty"`
+
+	// PerContainer PerContainer is the variable overhead quantity applied for each container referencing the claim. The container references are recorded in `nodeAllocatableResourceClaimStatuses.containers`. The total overhead quantity allocated for the claim is computed as: Quantity = PerPod + (PerContainer * NumReferences) Kubelet accounts for this overhead in cgroups: - Pod-level cgroup (requests and limits): Kubelet adds PerPod + (PerContainer * NumReferences). - Container-level cgroup (limits only): Kubelet adds PerPod + PerContainer for each referencing container. This allows any single container to access the pod-level overhead, while the parent cgroup caps the total usage to account for PerPod exactly once. At least one of PerPod or PerContainer must be specified. Specifying neither is an invalid configuration.
 	PerContainer *IoK8sApimachineryPkgApiResourceQuantity `json:"perContainer,omitempty"`
-	PerPod       *IoK8sApimachineryPkgApiResourceQuantity `json:"perPod,omitempty"`
+
+	// PerPod PerPod is the flat overhead quantity allocated per pod. Adding to each container limit allows individual containers to utilize the overhead, while the parent pod-level cgroup limit caps the total usage at the pod boundary where the overhead is accounted for exactly once. At least one of PerPod or PerContainer must be specified. Specifying neither is an invalid configuration.
+	PerPod *IoK8sApimachineryPkgApiResourceQuantity `json:"perPod,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeAllocatableResourceClaimStatus defines model for io.k8s.api.core.v1.NodeAllocatableResourceClaimStatus.
+// IoK8sApiCoreV1NodeAllocatableResourceClaimStatus NodeAllocatableResourceClaimStatus describes the status of node allocatable resources allocated via DRA.
 type IoK8sApiCoreV1NodeAllocatableResourceClaimStatus struct {
-	Containers        *[]string                                         `json:"containers,omitempty"`
-	Mapping           *[]IoK8sApiCoreV1NodeAllocatableMappedResources   `json:"mapping,omitempty"`
-	Overhead          *[]IoK8sApiCoreV1NodeAllocatableOverheadResources `json:"overhead,omitempty"`
-	ResourceClaimName *string                                           `json:"resourceClaimName,omitempty"`
+	// Containers Containers lists the names of all containers in this pod that reference the claim.
+	Containers *[]string `json:"containers,omitempty"`
+
+	// Mapping Mapping contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].mapping` field. This is used by kubelet for pod level and container-level cgroup enforcement.
+	Mapping *[]IoK8sApiCoreV1NodeAllocatableMappedResources `json:"mapping,omitempty"`
+
+	// Overhead Overhead contains allocations through devices mapped in the device spec's `nodeAllocatableResources[...].overhead` field. This is used by kubelet for pod level and container-level cgroup enforcement.
+	Overhead *[]IoK8sApiCoreV1NodeAllocatableOverheadResources `json:"overhead,omitempty"`
+
+	// ResourceClaimName ResourceClaimName is the resource claim referenced by the pod that resulted in this node allocatable resource allocation.
+	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeCondition defines model for io.k8s.api.core.v1.NodeCondition.
+// IoK8sApiCoreV1NodeCondition NodeCondition contains condition information for a node.
 type IoK8sApiCoreV1NodeCondition struct {
-	LastHeartbeatTime  *IoK8sApimachineryPkgApisMetaV1Time `json:"lastHeartbeatTime,omitempty"`
+	// LastHeartbeatTime Last time we got an update on a given condition.
+	LastHeartbeatTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastHeartbeatTime,omitempty"`
+
+	// LastTransitionTime Last time the condition transit from one status to another.
 	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
-	Message            *string                             `json:"message,omitempty"`
-	Reason             *string                             `json:"reason,omitempty"`
-	Status             *string                             `json:"status,omitempty"`
-	Type               *string                             `json:"type,omitempty"`
+
+	// Message Human readable message indicating details about last transition.
+	Message *string `json:"message,omitempty"`
+
+	// Reason (brief) reason for the condition's last transition.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status Status of the condition, one of True, False, Unknown.
+	Status *string `json:"status,omitempty"`
+
+	// Type Type of node condition.
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeConfigSource defines model for io.k8s.api.core.v1.NodeConfigSource.
+// IoK8sApiCoreV1NodeConfigSource NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22
 type IoK8sApiCoreV1NodeConfigSource struct {
+	// ConfigMap ConfigMap is a reference to a Node's ConfigMap
 	ConfigMap *IoK8sApiCoreV1ConfigMapNodeConfigSource `json:"configMap,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeConfigStatus defines model for io.k8s.api.core.v1.NodeConfigStatus.
+// IoK8sApiCoreV1NodeConfigStatus NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource.
 type IoK8sApiCoreV1NodeConfigStatus struct {
-	Active        *IoK8sApiCoreV1NodeConfigSource `json:"active,omitempty"`
-	Assigned      *IoK8sApiCoreV1NodeConfigSource `json:"assigned,omitempty"`
-	Error         *string                         `json:"error,omitempty"`
+	// Active Active reports the checkpointed config the node is actively using. Active will represent either the current version of the Assigned config, or the current LastKnownGood config, depending on whether attempting to use the Assigned config results in an error.
+	Active *IoK8sApiCoreV1NodeConfigSource `json:"active,omitempty"`
+
+	// Assigned Assigned reports the checkpointed config the node will try to use. When Node.Spec.ConfigSource is updated, the node checkpoints the associated config payload to local disk, along with a record indicating intended config. The node refers to this record to choose its config checkpoint, and reports this record in Assigned. Assigned only updates in the status after the record has been checkpointed to disk. When the Kubelet is restarted, it tries to make the Assigned config the Active config by loading and validating the checkpointed payload identified by Assigned.
+	Assigned *IoK8sApiCoreV1NodeConfigSource `json:"assigned,omitempty"`
+
+	// Error Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.
+	Error *string `json:"error,omitempty"`
+
+	// LastKnownGood LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future.
 	LastKnownGood *IoK8sApiCoreV1NodeConfigSource `json:"lastKnownGood,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeDaemonEndpoints defines model for io.k8s.api.core.v1.NodeDaemonEndpoints.
+// IoK8sApiCoreV1NodeDaemonEndpoints NodeDaemonEndpoints lists ports opened by daemons running on the Node.
 type IoK8sApiCoreV1NodeDaemonEndpoints struct {
+	// KubeletEndpoint Endpoint on which Kubelet is listening.
 	KubeletEndpoint *IoK8sApiCoreV1DaemonEndpoint `json:"kubeletEndpoint,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeFeatures defines model for io.k8s.api.core.v1.NodeFeatures.
+// IoK8sApiCoreV1NodeFeatures NodeFeatures describes the set of features implemented by the CRI implementation. The features contained in the NodeFeatures should depend only on the cri implementation independent of runtime handlers.
 type IoK8sApiCoreV1NodeFeatures struct {
+	// SupplementalGroupsPolicy SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser.
 	SupplementalGroupsPolicy *bool `json:"supplementalGroupsPolicy,omitempty"`
 }
 
@@ -1356,215 +2368,436 @@ type IoK8sApiCoreV1NodeList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1NodePodPreemptionPolicy defines model for io.k8s.api.core.v1.NodePodPreemptionPolicy.
+// IoK8sApiCoreV1NodePodPreemptionPolicy NodePodPreemptionPolicy defines the node-level policies governing preemption for pods on this node.
 type IoK8sApiCoreV1NodePodPreemptionPolicy struct {
+	// DisableResizePreemption DisableResizePreemption lists the owners (e.g., autoscalers, operators, administrators) that have requested to disable scheduler and Kubelet preemption for in-place pod resize on this node. If this list is non-empty, resize-induced preemption is disabled on this node. This is an alpha field and requires enabling the InPlacePodVerticalScalingSchedulerPreemption feature gate.
 	DisableResizePreemption *[]string `json:"disableResizePreemption,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeRuntimeHandler defines model for io.k8s.api.core.v1.NodeRuntimeHandler.
+// IoK8sApiCoreV1NodeRuntimeHandler NodeRuntimeHandler is a set of runtime handler information.
 type IoK8sApiCoreV1NodeRuntimeHandler struct {
+	// Features Supported features.
 	Features *IoK8sApiCoreV1NodeRuntimeHandlerFeatures `json:"features,omitempty"`
-	Name     *string                                   `json:"name,omitempty"`
+
+	// Name Runtime handler name. Empty for the default runtime handler.
+	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeRuntimeHandlerFeatures defines model for io.k8s.api.core.v1.NodeRuntimeHandlerFeatures.
+// IoK8sApiCoreV1NodeRuntimeHandlerFeatures NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler.
 type IoK8sApiCoreV1NodeRuntimeHandlerFeatures struct {
+	// RecursiveReadOnlyMounts RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts.
 	RecursiveReadOnlyMounts *bool `json:"recursiveReadOnlyMounts,omitempty"`
-	UserNamespaces          *bool `json:"userNamespaces,omitempty"`
+
+	// UserNamespaces UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes.
+	UserNamespaces *bool `json:"userNamespaces,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeSelector defines model for io.k8s.api.core.v1.NodeSelector.
+// IoK8sApiCoreV1NodeSelector A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms.
 type IoK8sApiCoreV1NodeSelector struct {
+	// NodeSelectorTerms Required. A list of node selector terms. The terms are ORed.
 	NodeSelectorTerms *[]IoK8sApiCoreV1NodeSelectorTerm `json:"nodeSelectorTerms,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeSelectorRequirement defines model for io.k8s.api.core.v1.NodeSelectorRequirement.
+// IoK8sApiCoreV1NodeSelectorRequirement A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
 type IoK8sApiCoreV1NodeSelectorRequirement struct {
-	Key      *string   `json:"key,omitempty"`
-	Operator *string   `json:"operator,omitempty"`
-	Values   *[]string `json:"values,omitempty"`
+	// Key The label key that the selector applies to.
+	Key *string `json:"key,omitempty"`
+
+	// Operator Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
+	Operator *string `json:"operator,omitempty"`
+
+	// Values An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
+	Values *[]string `json:"values,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeSelectorTerm defines model for io.k8s.api.core.v1.NodeSelectorTerm.
+// IoK8sApiCoreV1NodeSelectorTerm A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm.
 type IoK8sApiCoreV1NodeSelectorTerm struct {
+	// MatchExpressions A list of node selector requirements by node's labels.
 	MatchExpressions *[]IoK8sApiCoreV1NodeSelectorRequirement `json:"matchExpressions,omitempty"`
-	MatchFields      *[]IoK8sApiCoreV1NodeSelectorRequirement `json:"matchFields,omitempty"`
+
+	// MatchFields A list of node selector requirements by node's fields.
+	MatchFields *[]IoK8sApiCoreV1NodeSelectorRequirement `json:"matchFields,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeSpec defines model for io.k8s.api.core.v1.NodeSpec.
+// IoK8sApiCoreV1NodeSpec NodeSpec describes the attributes that a node is created with.
 type IoK8sApiCoreV1NodeSpec struct {
-	ConfigSource        *IoK8sApiCoreV1NodeConfigSource        `json:"configSource,omitempty"`
-	ExternalID          *string                                `json:"externalID,omitempty"`
-	PodCIDR             *string                                `json:"podCIDR,omitempty"`
-	PodCIDRs            *[]string                              `json:"podCIDRs,omitempty"`
+	// ConfigSource Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed.
+	ConfigSource *IoK8sApiCoreV1NodeConfigSource `json:"configSource,omitempty"`
+
+	// ExternalID Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
+	ExternalID *string `json:"externalID,omitempty"`
+
+	// PodCIDR PodCIDR represents the pod IP range assigned to the node.
+	PodCIDR *string `json:"podCIDR,omitempty"`
+
+	// PodCIDRs podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
+	PodCIDRs *[]string `json:"podCIDRs,omitempty"`
+
+	// PodPreemptionPolicy PodPreemptionPolicy controls the node-level preemption behaviors for pods on this node. This is an alpha field and requires enabling the InPlacePodVerticalScalingSchedulerPreemption feature gate.
 	PodPreemptionPolicy *IoK8sApiCoreV1NodePodPreemptionPolicy `json:"podPreemptionPolicy,omitempty"`
-	ProviderID          *string                                `json:"providerID,omitempty"`
-	Taints              *[]IoK8sApiCoreV1Taint                 `json:"taints,omitempty"`
-	Unschedulable       *bool                                  `json:"unschedulable,omitempty"`
+
+	// ProviderID ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
+	ProviderID *string `json:"providerID,omitempty"`
+
+	// Taints If specified, the node's taints.
+	Taints *[]IoK8sApiCoreV1Taint `json:"taints,omitempty"`
+
+	// Unschedulable Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration
+	Unschedulable *bool `json:"unschedulable,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeStatus defines model for io.k8s.api.core.v1.NodeStatus.
+// IoK8sApiCoreV1NodeStatus NodeStatus is information about the current status of a node.
 type IoK8sApiCoreV1NodeStatus struct {
-	Addresses        *[]IoK8sApiCoreV1NodeAddress                        `json:"addresses,omitempty"`
-	Allocatable      *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"allocatable,omitempty"`
-	Capacity         *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"capacity,omitempty"`
-	Conditions       *[]IoK8sApiCoreV1NodeCondition                      `json:"conditions,omitempty"`
-	Config           *IoK8sApiCoreV1NodeConfigStatus                     `json:"config,omitempty"`
-	DaemonEndpoints  *IoK8sApiCoreV1NodeDaemonEndpoints                  `json:"daemonEndpoints,omitempty"`
-	DeclaredFeatures *[]string                                           `json:"declaredFeatures,omitempty"`
-	Features         *IoK8sApiCoreV1NodeFeatures                         `json:"features,omitempty"`
-	Images           *[]IoK8sApiCoreV1ContainerImage                     `json:"images,omitempty"`
-	NodeInfo         *IoK8sApiCoreV1NodeSystemInfo                       `json:"nodeInfo,omitempty"`
-	Phase            *string                                             `json:"phase,omitempty"`
-	RuntimeHandlers  *[]IoK8sApiCoreV1NodeRuntimeHandler                 `json:"runtimeHandlers,omitempty"`
-	VolumesAttached  *[]IoK8sApiCoreV1AttachedVolume                     `json:"volumesAttached,omitempty"`
-	VolumesInUse     *[]string                                           `json:"volumesInUse,omitempty"`
+	// Addresses List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
+	Addresses *[]IoK8sApiCoreV1NodeAddress `json:"addresses,omitempty"`
+
+	// Allocatable Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
+	Allocatable *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"allocatable,omitempty"`
+
+	// Capacity Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity
+	Capacity *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"capacity,omitempty"`
+
+	// Conditions Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
+	Conditions *[]IoK8sApiCoreV1NodeCondition `json:"conditions,omitempty"`
+
+	// Config Status of the config assigned to the node via the dynamic Kubelet config feature.
+	Config *IoK8sApiCoreV1NodeConfigStatus `json:"config,omitempty"`
+
+	// DaemonEndpoints Endpoints of daemons running on the Node.
+	DaemonEndpoints *IoK8sApiCoreV1NodeDaemonEndpoints `json:"daemonEndpoints,omitempty"`
+
+	// DeclaredFeatures DeclaredFeatures represents the features related to feature gates that are declared by the node.
+	DeclaredFeatures *[]string `json:"declaredFeatures,omitempty"`
+
+	// Features Features describes the set of features implemented by the CRI implementation.
+	Features *IoK8sApiCoreV1NodeFeatures `json:"features,omitempty"`
+
+	// Images List of container images on this node
+	Images *[]IoK8sApiCoreV1ContainerImage `json:"images,omitempty"`
+
+	// NodeInfo Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
+	NodeInfo *IoK8sApiCoreV1NodeSystemInfo `json:"nodeInfo,omitempty"`
+
+	// Phase NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
+	Phase *string `json:"phase,omitempty"`
+
+	// RuntimeHandlers The available runtime handlers.
+	RuntimeHandlers *[]IoK8sApiCoreV1NodeRuntimeHandler `json:"runtimeHandlers,omitempty"`
+
+	// VolumesAttached List of volumes that are attached to the node.
+	VolumesAttached *[]IoK8sApiCoreV1AttachedVolume `json:"volumesAttached,omitempty"`
+
+	// VolumesInUse List of attachable volumes in use (mounted) by the node.
+	VolumesInUse *[]string `json:"volumesInUse,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeSwapStatus defines model for io.k8s.api.core.v1.NodeSwapStatus.
+// IoK8sApiCoreV1NodeSwapStatus NodeSwapStatus represents swap memory information.
 type IoK8sApiCoreV1NodeSwapStatus struct {
+	// Capacity Total amount of swap memory in bytes.
 	Capacity *int64 `json:"capacity,omitempty"`
 }
 
-// IoK8sApiCoreV1NodeSystemInfo defines model for io.k8s.api.core.v1.NodeSystemInfo.
+// IoK8sApiCoreV1NodeSystemInfo NodeSystemInfo is a set of ids/uuids to uniquely identify the node.
 type IoK8sApiCoreV1NodeSystemInfo struct {
-	Architecture            *string                       `json:"architecture,omitempty"`
-	BootID                  *string                       `json:"bootID,omitempty"`
-	ContainerRuntimeVersion *string                       `json:"containerRuntimeVersion,omitempty"`
-	KernelVersion           *string                       `json:"kernelVersion,omitempty"`
-	KubeProxyVersion        *string                       `json:"kubeProxyVersion,omitempty"`
-	KubeletVersion          *string                       `json:"kubeletVersion,omitempty"`
-	MachineID               *string                       `json:"machineID,omitempty"`
-	OperatingSystem         *string                       `json:"operatingSystem,omitempty"`
-	OsImage                 *string                       `json:"osImage,omitempty"`
-	RunningInUserNamespace  *bool                         `json:"runningInUserNamespace,omitempty"`
-	Swap                    *IoK8sApiCoreV1NodeSwapStatus `json:"swap,omitempty"`
-	SystemUUID              *string                       `json:"systemUUID,omitempty"`
+	// Architecture The Architecture reported by the node
+	Architecture *string `json:"architecture,omitempty"`
+
+	// BootID Boot ID reported by the node.
+	BootID *string `json:"bootID,omitempty"`
+
+	// ContainerRuntimeVersion ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).
+	ContainerRuntimeVersion *string `json:"containerRuntimeVersion,omitempty"`
+
+	// KernelVersion Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).
+	KernelVersion *string `json:"kernelVersion,omitempty"`
+
+	// KubeProxyVersion Deprecated: KubeProxy Version reported by the node.
+	KubeProxyVersion *string `json:"kubeProxyVersion,omitempty"`
+
+	// KubeletVersion Kubelet Version reported by the node.
+	KubeletVersion *string `json:"kubeletVersion,omitempty"`
+
+	// MachineID MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html
+	MachineID *string `json:"machineID,omitempty"`
+
+	// OperatingSystem The Operating System reported by the node
+	OperatingSystem *string `json:"operatingSystem,omitempty"`
+
+	// OsImage OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).
+	OsImage *string `json:"osImage,omitempty"`
+
+	// RunningInUserNamespace Whether the node is running in a user namespace.
+	RunningInUserNamespace *bool `json:"runningInUserNamespace,omitempty"`
+
+	// Swap Swap Info reported by the node.
+	Swap *IoK8sApiCoreV1NodeSwapStatus `json:"swap,omitempty"`
+
+	// SystemUUID SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
+	SystemUUID *string `json:"systemUUID,omitempty"`
 }
 
-// IoK8sApiCoreV1ObjectFieldSelector defines model for io.k8s.api.core.v1.ObjectFieldSelector.
+// IoK8sApiCoreV1ObjectFieldSelector ObjectFieldSelector selects an APIVersioned field of an object.
 type IoK8sApiCoreV1ObjectFieldSelector struct {
+	// ApiVersion Version of the schema the FieldPath is written in terms of, defaults to "v1".
 	ApiVersion *string `json:"apiVersion,omitempty"`
-	FieldPath  *string `json:"fieldPath,omitempty"`
+
+	// FieldPath Path of the field to select in the specified API version.
+	FieldPath *string `json:"fieldPath,omitempty"`
 }
 
-// IoK8sApiCoreV1ObjectReference defines model for io.k8s.api.core.v1.ObjectReference.
+// IoK8sApiCoreV1ObjectReference ObjectReference contains enough information to let you inspect or modify the referred object.
 type IoK8sApiCoreV1ObjectReference struct {
-	ApiVersion      *string `json:"apiVersion,omitempty"`
-	FieldPath       *string `json:"fieldPath,omitempty"`
-	Kind            *string `json:"kind,omitempty"`
-	Name            *string `json:"name,omitempty"`
-	Namespace       *string `json:"namespace,omitempty"`
+	// ApiVersion API version of the referent.
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// FieldPath If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.
+	FieldPath *string `json:"fieldPath,omitempty"`
+
+	// Kind Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Namespace Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
+	Namespace *string `json:"namespace,omitempty"`
+
+	// ResourceVersion Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
-	Uid             *string `json:"uid,omitempty"`
+
+	// Uid UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids
+	Uid *string `json:"uid,omitempty"`
 }
 
-// IoK8sApiCoreV1PersistentVolumeClaimSpec defines model for io.k8s.api.core.v1.PersistentVolumeClaimSpec.
+// IoK8sApiCoreV1PersistentVolumeClaimSpec PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes
 type IoK8sApiCoreV1PersistentVolumeClaimSpec struct {
-	AccessModes               *[]string                                    `json:"accessModes,omitempty"`
-	DataSource                *IoK8sApiCoreV1TypedLocalObjectReference     `json:"dataSource,omitempty"`
-	DataSourceRef             *IoK8sApiCoreV1TypedObjectReference          `json:"dataSourceRef,omitempty"`
-	Resources                 *IoK8sApiCoreV1VolumeResourceRequirements    `json:"resources,omitempty"`
-	Selector                  *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"selector,omitempty"`
-	StorageClassName          *string                                      `json:"storageClassName,omitempty"`
-	VolumeAttributesClassName *string                                      `json:"volumeAttributesClassName,omitempty"`
-	VolumeMode                *string                                      `json:"volumeMode,omitempty"`
-	VolumeName                *string                                      `json:"volumeName,omitempty"`
+	// AccessModes accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
+	AccessModes *[]string `json:"accessModes,omitempty"`
+
+	// DataSource dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
+	DataSource *IoK8sApiCoreV1TypedLocalObjectReference `json:"dataSource,omitempty"`
+
+	// DataSourceRef dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
+	//   allows any non-core object, as well as PersistentVolumeClaim objects.
+	// * While dataSource ignores disallowed values (dropping them), dataSourceRef
+	//   preserves all values, and generates an error if a disallowed value is
+	//   specified.
+	// * While dataSource only allows local objects, dataSourceRef allows objects
+	//   in any namespaces.
+	// (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
+	DataSourceRef *IoK8sApiCoreV1TypedObjectReference `json:"dataSourceRef,omitempty"`
+
+	// Resources resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
+	Resources *IoK8sApiCoreV1VolumeResourceRequirements `json:"resources,omitempty"`
+
+	// Selector selector is a label query over volumes to consider for binding.
+	Selector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"selector,omitempty"`
+
+	// StorageClassName storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
+	StorageClassName *string `json:"storageClassName,omitempty"`
+
+	// VolumeAttributesClassName volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
+	VolumeAttributesClassName *string `json:"volumeAttributesClassName,omitempty"`
+
+	// VolumeMode volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
+	VolumeMode *string `json:"volumeMode,omitempty"`
+
+	// VolumeName volumeName is the binding reference to the PersistentVolume backing this claim.
+	VolumeName *string `json:"volumeName,omitempty"`
 }
 
-// IoK8sApiCoreV1PersistentVolumeClaimTemplate defines model for io.k8s.api.core.v1.PersistentVolumeClaimTemplate.
+// IoK8sApiCoreV1PersistentVolumeClaimTemplate PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.
 type IoK8sApiCoreV1PersistentVolumeClaimTemplate struct {
+	// Metadata May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation.
 	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec     *IoK8sApiCoreV1PersistentVolumeClaimSpec  `json:"spec,omitempty"`
+
+	// Spec The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here.
+	Spec *IoK8sApiCoreV1PersistentVolumeClaimSpec `json:"spec,omitempty"`
 }
 
-// IoK8sApiCoreV1PersistentVolumeClaimVolumeSource defines model for io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource.
+// IoK8sApiCoreV1PersistentVolumeClaimVolumeSource PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).
 type IoK8sApiCoreV1PersistentVolumeClaimVolumeSource struct {
+	// ClaimName claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
 	ClaimName *string `json:"claimName,omitempty"`
-	ReadOnly  *bool   `json:"readOnly,omitempty"`
+
+	// ReadOnly readOnly Will force the ReadOnly setting in VolumeMounts. Default false.
+	ReadOnly *bool `json:"readOnly,omitempty"`
 }
 
-// IoK8sApiCoreV1PhotonPersistentDiskVolumeSource defines model for io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource.
+// IoK8sApiCoreV1PhotonPersistentDiskVolumeSource Represents a Photon Controller persistent disk resource.
 type IoK8sApiCoreV1PhotonPersistentDiskVolumeSource struct {
+	// FsType fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
 	FsType *string `json:"fsType,omitempty"`
-	PdID   *string `json:"pdID,omitempty"`
+
+	// PdID pdID is the ID that identifies Photon Controller persistent disk
+	PdID *string `json:"pdID,omitempty"`
 }
 
-// IoK8sApiCoreV1Pod defines model for io.k8s.api.core.v1.Pod.
+// IoK8sApiCoreV1Pod Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.
 type IoK8sApiCoreV1Pod struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiCoreV1PodSpec                    `json:"spec,omitempty"`
-	Status     *IoK8sApiCoreV1PodStatus                  `json:"status,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiCoreV1PodSpec `json:"spec,omitempty"`
+
+	// Status Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Status *IoK8sApiCoreV1PodStatus `json:"status,omitempty"`
 }
 
-// IoK8sApiCoreV1PodAffinity defines model for io.k8s.api.core.v1.PodAffinity.
+// IoK8sApiCoreV1PodAffinity Pod affinity is a group of inter pod affinity scheduling rules.
 type IoK8sApiCoreV1PodAffinity struct {
+	// PreferredDuringSchedulingIgnoredDuringExecution The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
 	PreferredDuringSchedulingIgnoredDuringExecution *[]IoK8sApiCoreV1WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
-	RequiredDuringSchedulingIgnoredDuringExecution  *[]IoK8sApiCoreV1PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+
+	// RequiredDuringSchedulingIgnoredDuringExecution If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
+	RequiredDuringSchedulingIgnoredDuringExecution *[]IoK8sApiCoreV1PodAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
 }
 
-// IoK8sApiCoreV1PodAffinityTerm defines model for io.k8s.api.core.v1.PodAffinityTerm.
+// IoK8sApiCoreV1PodAffinityTerm Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running
 type IoK8sApiCoreV1PodAffinityTerm struct {
-	LabelSelector     *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"labelSelector,omitempty"`
-	MatchLabelKeys    *[]string                                    `json:"matchLabelKeys,omitempty"`
-	MismatchLabelKeys *[]string                                    `json:"mismatchLabelKeys,omitempty"`
+	// LabelSelector A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods.
+	LabelSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"labelSelector,omitempty"`
+
+	// MatchLabelKeys MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set.
+	MatchLabelKeys *[]string `json:"matchLabelKeys,omitempty"`
+
+	// MismatchLabelKeys MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set.
+	MismatchLabelKeys *[]string `json:"mismatchLabelKeys,omitempty"`
+
+	// NamespaceSelector A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means "this pod's namespace". An empty selector ({}) matches all namespaces.
 	NamespaceSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"namespaceSelector,omitempty"`
-	Namespaces        *[]string                                    `json:"namespaces,omitempty"`
-	TopologyKey       *string                                      `json:"topologyKey,omitempty"`
+
+	// Namespaces namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means "this pod's namespace".
+	Namespaces *[]string `json:"namespaces,omitempty"`
+
+	// TopologyKey This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed.
+	TopologyKey *string `json:"topologyKey,omitempty"`
 }
 
-// IoK8sApiCoreV1PodAntiAffinity defines model for io.k8s.api.core.v1.PodAntiAffinity.
+// IoK8sApiCoreV1PodAntiAffinity Pod anti affinity is a group of inter pod anti affinity scheduling rules.
 type IoK8sApiCoreV1PodAntiAffinity struct {
+	// PreferredDuringSchedulingIgnoredDuringExecution The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and subtracting "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
 	PreferredDuringSchedulingIgnoredDuringExecution *[]IoK8sApiCoreV1WeightedPodAffinityTerm `json:"preferredDuringSchedulingIgnoredDuringExecution,omitempty"`
-	RequiredDuringSchedulingIgnoredDuringExecution  *[]IoK8sApiCoreV1PodAffinityTerm         `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
+
+	// RequiredDuringSchedulingIgnoredDuringExecution If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
+	RequiredDuringSchedulingIgnoredDuringExecution *[]IoK8sApiCoreV1PodAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution,omitempty"`
 }
 
-// IoK8sApiCoreV1PodCertificateProjection defines model for io.k8s.api.core.v1.PodCertificateProjection.
+// IoK8sApiCoreV1PodCertificateProjection PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem.
 type IoK8sApiCoreV1PodCertificateProjection struct {
-	CertificateChainPath *string            `json:"certificateChainPath,omitempty"`
-	CredentialBundlePath *string            `json:"credentialBundlePath,omitempty"`
-	KeyPath              *string            `json:"keyPath,omitempty"`
-	KeyType              *string            `json:"keyType,omitempty"`
-	MaxExpirationSeconds *int32             `json:"maxExpirationSeconds,omitempty"`
-	SignerName           *string            `json:"signerName,omitempty"`
-	User                 *int64             `json:"user,omitempty"`
-	UserAnnotations      *map[string]string `json:"userAnnotations,omitempty"`
+	// CertificateChainPath Write the certificate chain at this path in the projected volume.
+	//
+	// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
+	CertificateChainPath *string `json:"certificateChainPath,omitempty"`
+
+	// CredentialBundlePath Write the credential bundle at this path in the projected volume.
+	//
+	// The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
+	//
+	// The remaining blocks are CERTIFICATE blocks, containing the issued certificate chain from the signer (leaf and any intermediates).
+	//
+	// Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key.
+	CredentialBundlePath *string `json:"credentialBundlePath,omitempty"`
+
+	// KeyPath Write the key at this path in the projected volume.
+	//
+	// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
+	KeyPath *string `json:"keyPath,omitempty"`
+
+	// KeyType The type of keypair Kubelet will generate for the pod.
+	//
+	// Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519".
+	KeyType *string `json:"keyType,omitempty"`
+
+	// MaxExpirationSeconds maxExpirationSeconds is the maximum lifetime permitted for the certificate.
+	//
+	// Kubelet copies this value verbatim into the PodCertificateRequests it generates for this projection.
+	//
+	// If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will reject values shorter than 3600 (1 hour).  The maximum allowable value is 7862400 (91 days).
+	//
+	// The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours.
+	MaxExpirationSeconds *int32 `json:"maxExpirationSeconds,omitempty"`
+
+	// SignerName Kubelet's generated CSRs will be addressed to this signer.
+	SignerName *string `json:"signerName,omitempty"`
+
+	// User user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	User *int64 `json:"user,omitempty"`
+
+	// UserAnnotations userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
+	//
+	// These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of the PodCertificateRequest objects that Kubelet creates.
+	//
+	// Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.
+	//
+	// Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize.
+	UserAnnotations *map[string]string `json:"userAnnotations,omitempty"`
 }
 
-// IoK8sApiCoreV1PodCondition defines model for io.k8s.api.core.v1.PodCondition.
+// IoK8sApiCoreV1PodCondition PodCondition contains details for the current condition of this pod.
 type IoK8sApiCoreV1PodCondition struct {
-	LastProbeTime      *IoK8sApimachineryPkgApisMetaV1Time `json:"lastProbeTime,omitempty"`
+	// LastProbeTime Last time we probed the condition.
+	LastProbeTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastProbeTime,omitempty"`
+
+	// LastTransitionTime Last time the condition transitioned from one status to another.
 	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
-	Message            *string                             `json:"message,omitempty"`
-	ObservedGeneration *int64                              `json:"observedGeneration,omitempty"`
-	Reason             *string                             `json:"reason,omitempty"`
-	Status             *string                             `json:"status,omitempty"`
-	Type               *string                             `json:"type,omitempty"`
+
+	// Message Human-readable message indicating details about last transition.
+	Message *string `json:"message,omitempty"`
+
+	// ObservedGeneration If set, this represents the .metadata.generation that the pod condition was set based upon.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+
+	// Reason Unique, one-word, CamelCase reason for the condition's last transition.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
+	Status *string `json:"status,omitempty"`
+
+	// Type Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1PodDNSConfig defines model for io.k8s.api.core.v1.PodDNSConfig.
+// IoK8sApiCoreV1PodDNSConfig PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy.
 type IoK8sApiCoreV1PodDNSConfig struct {
-	Nameservers *[]string                           `json:"nameservers,omitempty"`
-	Options     *[]IoK8sApiCoreV1PodDNSConfigOption `json:"options,omitempty"`
-	Searches    *[]string                           `json:"searches,omitempty"`
+	// Nameservers A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.
+	Nameservers *[]string `json:"nameservers,omitempty"`
+
+	// Options A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
+	Options *[]IoK8sApiCoreV1PodDNSConfigOption `json:"options,omitempty"`
+
+	// Searches A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed.
+	Searches *[]string `json:"searches,omitempty"`
 }
 
-// IoK8sApiCoreV1PodDNSConfigOption defines model for io.k8s.api.core.v1.PodDNSConfigOption.
+// IoK8sApiCoreV1PodDNSConfigOption PodDNSConfigOption defines DNS resolver options of a pod.
 type IoK8sApiCoreV1PodDNSConfigOption struct {
-	Name  *string `json:"name,omitempty"`
+	// Name Name is this DNS resolver option's name. Required.
+	Name *string `json:"name,omitempty"`
+
+	// Value Value is this DNS resolver option's value.
 	Value *string `json:"value,omitempty"`
 }
 
-// IoK8sApiCoreV1PodExtendedResourceClaimStatus defines model for io.k8s.api.core.v1.PodExtendedResourceClaimStatus.
+// IoK8sApiCoreV1PodExtendedResourceClaimStatus PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests backed by DRA. It stores the generated name for the corresponding special ResourceClaim created by the scheduler.
 type IoK8sApiCoreV1PodExtendedResourceClaimStatus struct {
-	RequestMappings   *[]IoK8sApiCoreV1ContainerExtendedResourceRequest `json:"requestMappings,omitempty"`
-	ResourceClaimName *string                                           `json:"resourceClaimName,omitempty"`
+	// RequestMappings RequestMappings identifies the mapping of <container, extended resource backed by DRA> to  device request in the generated ResourceClaim.
+	RequestMappings *[]IoK8sApiCoreV1ContainerExtendedResourceRequest `json:"requestMappings,omitempty"`
+
+	// ResourceClaimName ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
+	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
 }
 
-// IoK8sApiCoreV1PodIP defines model for io.k8s.api.core.v1.PodIP.
+// IoK8sApiCoreV1PodIP PodIP represents a single IP address allocated to the pod.
 type IoK8sApiCoreV1PodIP struct {
+	// Ip IP is the IP address assigned to the pod
 	Ip *string `json:"ip,omitempty"`
 }
 
@@ -1576,294 +2809,674 @@ type IoK8sApiCoreV1PodList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1PodOS defines model for io.k8s.api.core.v1.PodOS.
+// IoK8sApiCoreV1PodOS PodOS defines the OS parameters of a pod.
 type IoK8sApiCoreV1PodOS struct {
+	// Name Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null
 	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1PodReadinessGate defines model for io.k8s.api.core.v1.PodReadinessGate.
+// IoK8sApiCoreV1PodReadinessGate PodReadinessGate contains the reference to a pod condition
 type IoK8sApiCoreV1PodReadinessGate struct {
+	// ConditionType ConditionType refers to a condition in the pod's condition list with matching type.
 	ConditionType *string `json:"conditionType,omitempty"`
 }
 
-// IoK8sApiCoreV1PodResourceClaim defines model for io.k8s.api.core.v1.PodResourceClaim.
+// IoK8sApiCoreV1PodResourceClaim PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
+//
+// It adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.
+//
+// When the DRAWorkloadResourceClaims feature gate is enabled and this Pod belongs to a PodGroup, a PodResourceClaim is matched to a PodGroupResourceClaim if all of their fields are equal (Name, ResourceClaimName, and ResourceClaimTemplateName). A matched claim references a single ResourceClaim shared across all Pods in the PodGroup, reserved for the PodGroup in ResourceClaimStatus.ReservedFor rather than for individual Pods.
 type IoK8sApiCoreV1PodResourceClaim struct {
-	Name                      *string `json:"name,omitempty"`
-	ResourceClaimName         *string `json:"resourceClaimName,omitempty"`
+	// Name Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.
+	Name *string `json:"name,omitempty"`
+
+	// ResourceClaimName ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
+	//
+	// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
+	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
+
+	// ResourceClaimTemplateName ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
+	//
+	// The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.
+	//
+	// When the DRAWorkloadResourceClaims feature gate is enabled and the pod belongs to a PodGroup that defines a PodGroupResourceClaim with the same Name and ResourceClaimTemplateName, this PodResourceClaim resolves to the ResourceClaim generated for the PodGroup. All pods in the group that define an equivalent PodResourceClaim matching the PodGroupResourceClaim's Name and ResourceClaimTemplateName share the same generated ResourceClaim. ResourceClaims generated for a PodGroup are owned by the PodGroup and their lifecycles are tied to the PodGroup instead of any individual pod.
+	//
+	// This field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.
+	//
+	// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
 	ResourceClaimTemplateName *string `json:"resourceClaimTemplateName,omitempty"`
 }
 
-// IoK8sApiCoreV1PodResourceClaimStatus defines model for io.k8s.api.core.v1.PodResourceClaimStatus.
+// IoK8sApiCoreV1PodResourceClaimStatus PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim.
 type IoK8sApiCoreV1PodResourceClaimStatus struct {
-	Name              *string `json:"name,omitempty"`
+	// Name Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL.
+	Name *string `json:"name,omitempty"`
+
+	// ResourceClaimName ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
+	//
+	// When the DRAWorkloadResourceClaims feature is enabled and the corresponding PodResourceClaim matches a PodGroupResourceClaim made by the Pod's PodGroup, then this is the name of the ResourceClaim generated and reserved for the PodGroup.
+	//
+	// If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case.
 	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
 }
 
-// IoK8sApiCoreV1PodSchedulingGate defines model for io.k8s.api.core.v1.PodSchedulingGate.
+// IoK8sApiCoreV1PodSchedulingGate PodSchedulingGate is associated to a Pod to guard its scheduling.
 type IoK8sApiCoreV1PodSchedulingGate struct {
+	// Name Name of the scheduling gate. Each scheduling gate must have a unique name field.
 	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1PodSchedulingGroup defines model for io.k8s.api.core.v1.PodSchedulingGroup.
+// IoK8sApiCoreV1PodSchedulingGroup PodSchedulingGroup identifies the runtime scheduling group instance that a Pod belongs to. The scheduler uses this information to apply workload-aware scheduling semantics. Exactly one field must be specified.
 type IoK8sApiCoreV1PodSchedulingGroup struct {
+	// PodGroupName PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group. Must be a DNS subdomain.
 	PodGroupName *string `json:"podGroupName,omitempty"`
 }
 
-// IoK8sApiCoreV1PodSecurityContext defines model for io.k8s.api.core.v1.PodSecurityContext.
+// IoK8sApiCoreV1PodSecurityContext PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext.  Field values of container.securityContext take precedence over field values of PodSecurityContext.
 type IoK8sApiCoreV1PodSecurityContext struct {
-	AppArmorProfile          *IoK8sApiCoreV1AppArmorProfile               `json:"appArmorProfile,omitempty"`
-	FsGroup                  *int64                                       `json:"fsGroup,omitempty"`
-	FsGroupChangePolicy      *string                                      `json:"fsGroupChangePolicy,omitempty"`
-	RunAsGroup               *int64                                       `json:"runAsGroup,omitempty"`
-	RunAsNonRoot             *bool                                        `json:"runAsNonRoot,omitempty"`
-	RunAsUser                *int64                                       `json:"runAsUser,omitempty"`
-	SeLinuxChangePolicy      *string                                      `json:"seLinuxChangePolicy,omitempty"`
-	SeLinuxOptions           *IoK8sApiCoreV1SELinuxOptions                `json:"seLinuxOptions,omitempty"`
-	SeccompProfile           *IoK8sApiCoreV1SeccompProfile                `json:"seccompProfile,omitempty"`
-	SupplementalGroups       *[]int64                                     `json:"supplementalGroups,omitempty"`
-	SupplementalGroupsPolicy *string                                      `json:"supplementalGroupsPolicy,omitempty"`
-	Sysctls                  *[]IoK8sApiCoreV1Sysctl                      `json:"sysctls,omitempty"`
-	WindowsOptions           *IoK8sApiCoreV1WindowsSecurityContextOptions `json:"windowsOptions,omitempty"`
+	// AppArmorProfile appArmorProfile is the AppArmor options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
+	AppArmorProfile *IoK8sApiCoreV1AppArmorProfile `json:"appArmorProfile,omitempty"`
+
+	// FsGroup A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
+	//
+	// 1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw
+	FsGroup *int64 `json:"fsGroup,omitempty"`
+
+	// FsGroupChangePolicy fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
+	FsGroupChangePolicy *string `json:"fsGroupChangePolicy,omitempty"`
+
+	// RunAsGroup The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
+
+	// RunAsNonRoot Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
+
+	// RunAsUser The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+	RunAsUser *int64 `json:"runAsUser,omitempty"`
+
+	// SeLinuxChangePolicy seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are "MountOption" and "Recursive".
+	//
+	// "Recursive" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.
+	//
+	// "MountOption" mounts all eligible Pod volumes with `-o context` mount option. This requires all Pods that share the same volume to use the same SELinux label. It is not possible to share the same volume among privileged and unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI volumes, and all CSI volumes whose CSI driver announces SELinux support by setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are always re-labelled recursively.
+	//
+	// If not specified, "MountOption" is used.
+	//
+	// This field affects only Pods that have SELinux label set, either in PodSecurityContext or in SecurityContext of all containers.
+	//
+	// All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows.
+	SeLinuxChangePolicy *string `json:"seLinuxChangePolicy,omitempty"`
+
+	// SeLinuxOptions The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+	SeLinuxOptions *IoK8sApiCoreV1SELinuxOptions `json:"seLinuxOptions,omitempty"`
+
+	// SeccompProfile The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
+	SeccompProfile *IoK8sApiCoreV1SeccompProfile `json:"seccompProfile,omitempty"`
+
+	// SupplementalGroups A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
+	SupplementalGroups *[]int64 `json:"supplementalGroups,omitempty"`
+
+	// SupplementalGroupsPolicy Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
+	SupplementalGroupsPolicy *string `json:"supplementalGroupsPolicy,omitempty"`
+
+	// Sysctls Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
+	Sysctls *[]IoK8sApiCoreV1Sysctl `json:"sysctls,omitempty"`
+
+	// WindowsOptions The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
+	WindowsOptions *IoK8sApiCoreV1WindowsSecurityContextOptions `json:"windowsOptions,omitempty"`
 }
 
-// IoK8sApiCoreV1PodSpec defines model for io.k8s.api.core.v1.PodSpec.
+// IoK8sApiCoreV1PodSpec PodSpec is a description of a pod.
 type IoK8sApiCoreV1PodSpec struct {
-	ActiveDeadlineSeconds         *int64                                              `json:"activeDeadlineSeconds,omitempty"`
-	Affinity                      *IoK8sApiCoreV1Affinity                             `json:"affinity,omitempty"`
-	AutomountServiceAccountToken  *bool                                               `json:"automountServiceAccountToken,omitempty"`
-	Containers                    *[]IoK8sApiCoreV1Container                          `json:"containers,omitempty"`
-	DnsConfig                     *IoK8sApiCoreV1PodDNSConfig                         `json:"dnsConfig,omitempty"`
-	DnsPolicy                     *IoK8sApiCoreV1PodSpecDnsPolicy                     `json:"dnsPolicy,omitempty"`
-	EnableServiceLinks            *bool                                               `json:"enableServiceLinks,omitempty"`
-	EphemeralContainers           *[]IoK8sApiCoreV1EphemeralContainer                 `json:"ephemeralContainers,omitempty"`
-	EvictionResponders            *[]IoK8sApiCoreV1EvictionResponder                  `json:"evictionResponders,omitempty"`
-	HostAliases                   *[]IoK8sApiCoreV1HostAlias                          `json:"hostAliases,omitempty"`
-	HostIPC                       *bool                                               `json:"hostIPC,omitempty"`
-	HostNetwork                   *bool                                               `json:"hostNetwork,omitempty"`
-	HostPID                       *bool                                               `json:"hostPID,omitempty"`
-	HostUsers                     *bool                                               `json:"hostUsers,omitempty"`
-	Hostname                      *string                                             `json:"hostname,omitempty"`
-	HostnameOverride              *string                                             `json:"hostnameOverride,omitempty"`
-	ImagePullSecrets              *[]IoK8sApiCoreV1LocalObjectReference               `json:"imagePullSecrets,omitempty"`
-	InitContainers                *[]IoK8sApiCoreV1Container                          `json:"initContainers,omitempty"`
-	NodeName                      *string                                             `json:"nodeName,omitempty"`
-	NodeSelector                  *map[string]string                                  `json:"nodeSelector,omitempty"`
-	Os                            *IoK8sApiCoreV1PodOS                                `json:"os,omitempty"`
-	Overhead                      *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"overhead,omitempty"`
-	PreemptionPolicy              *string                                             `json:"preemptionPolicy,omitempty"`
-	Priority                      *int32                                              `json:"priority,omitempty"`
-	PriorityClassName             *string                                             `json:"priorityClassName,omitempty"`
-	ReadinessGates                *[]IoK8sApiCoreV1PodReadinessGate                   `json:"readinessGates,omitempty"`
-	ResourceClaims                *[]IoK8sApiCoreV1PodResourceClaim                   `json:"resourceClaims,omitempty"`
-	Resources                     *IoK8sApiCoreV1ResourceRequirements                 `json:"resources,omitempty"`
-	RestartPolicy                 *IoK8sApiCoreV1PodSpecRestartPolicy                 `json:"restartPolicy,omitempty"`
-	RuntimeClassName              *string                                             `json:"runtimeClassName,omitempty"`
-	SchedulerName                 *string                                             `json:"schedulerName,omitempty"`
-	SchedulingGates               *[]IoK8sApiCoreV1PodSchedulingGate                  `json:"schedulingGates,omitempty"`
-	SchedulingGroup               *IoK8sApiCoreV1PodSchedulingGroup                   `json:"schedulingGroup,omitempty"`
-	SecurityContext               *IoK8sApiCoreV1PodSecurityContext                   `json:"securityContext,omitempty"`
-	ServiceAccount                *string                                             `json:"serviceAccount,omitempty"`
-	ServiceAccountName            *string                                             `json:"serviceAccountName,omitempty"`
-	SetHostnameAsFQDN             *bool                                               `json:"setHostnameAsFQDN,omitempty"`
-	ShareProcessNamespace         *bool                                               `json:"shareProcessNamespace,omitempty"`
-	Subdomain                     *string                                             `json:"subdomain,omitempty"`
-	TerminationGracePeriodSeconds *int64                                              `json:"terminationGracePeriodSeconds,omitempty"`
-	Tolerations                   *[]IoK8sApiCoreV1Toleration                         `json:"tolerations,omitempty"`
-	TopologySpreadConstraints     *[]IoK8sApiCoreV1TopologySpreadConstraint           `json:"topologySpreadConstraints,omitempty"`
-	Volumes                       *[]IoK8sApiCoreV1Volume                             `json:"volumes,omitempty"`
+	// ActiveDeadlineSeconds Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer.
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+
+	// Affinity If specified, the pod's scheduling constraints
+	Affinity *IoK8sApiCoreV1Affinity `json:"affinity,omitempty"`
+
+	// AutomountServiceAccountToken AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+
+	// Containers List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated.
+	Containers *[]IoK8sApiCoreV1Container `json:"containers,omitempty"`
+
+	// DnsConfig Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
+	DnsConfig *IoK8sApiCoreV1PodDNSConfig `json:"dnsConfig,omitempty"`
+
+	// DnsPolicy Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
+	DnsPolicy *IoK8sApiCoreV1PodSpecDnsPolicy `json:"dnsPolicy,omitempty"`
+
+	// EnableServiceLinks EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
+	EnableServiceLinks *bool `json:"enableServiceLinks,omitempty"`
+
+	// EphemeralContainers List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource.
+	EphemeralContainers *[]IoK8sApiCoreV1EphemeralContainer `json:"ephemeralContainers,omitempty"`
+
+	// EvictionResponders evictionResponders reference responders that react to Evictions based on EvictionRequests. Responders should observe and communicate through the Eviction Resource API to help with the graceful termination of a pod. The responders are selected sequentially, according to their specified priority.
+	//
+	// Responders should periodically report on an eviction progress by updating the .status.responders[].heartbeatTime field of the Eviction object. If this field is not updated within the heartbeat deadline defined by the Eviction API (currently 20 minutes), the eviction is passed over to the next responder with a lower priority. If there is no other responder, the last default imperative-eviction.k8s.io/evictor responder with a priority of 100 will evict the pod using the imperative Eviction API (pods/<name>/eviction subresource).
+	//
+	// The maximum length of the responders list is 10. Responders are not supported when the pod is part of a PodGroup (.spec.schedulingGroup is set). This field can only be set on creation and is immutable afterwards.
+	EvictionResponders *[]IoK8sApiCoreV1EvictionResponder `json:"evictionResponders,omitempty"`
+
+	// HostAliases HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
+	HostAliases *[]IoK8sApiCoreV1HostAlias `json:"hostAliases,omitempty"`
+
+	// HostIPC Use the host's ipc namespace. Optional: Default to false.
+	HostIPC *bool `json:"hostIPC,omitempty"`
+
+	// HostNetwork Host networking requested for this pod. Use the host's network namespace. When using HostNetwork you should specify ports so the scheduler is aware. When `hostNetwork` is true, specified `hostPort` fields in port definitions must match `containerPort`, and unspecified `hostPort` fields in port definitions are defaulted to match `containerPort`. Default to false.
+	HostNetwork *bool `json:"hostNetwork,omitempty"`
+
+	// HostPID Use the host's pid namespace. Optional: Default to false.
+	HostPID *bool `json:"hostPID,omitempty"`
+
+	// HostUsers Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host.
+	HostUsers *bool `json:"hostUsers,omitempty"`
+
+	// Hostname Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
+	Hostname *string `json:"hostname,omitempty"`
+
+	// HostnameOverride HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
+	//
+	// This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters.
+	HostnameOverride *string `json:"hostnameOverride,omitempty"`
+
+	// ImagePullSecrets ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
+	ImagePullSecrets *[]IoK8sApiCoreV1LocalObjectReference `json:"imagePullSecrets,omitempty"`
+
+	// InitContainers List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
+	InitContainers *[]IoK8sApiCoreV1Container `json:"initContainers,omitempty"`
+
+	// NodeName NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
+	NodeName *string `json:"nodeName,omitempty"`
+
+	// NodeSelector NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
+	NodeSelector *map[string]string `json:"nodeSelector,omitempty"`
+
+	// Os Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
+	//
+	// If the OS field is set to linux, the following fields must be unset: -securityContext.windowsOptions
+	//
+	// If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
+	Os *IoK8sApiCoreV1PodOS `json:"os,omitempty"`
+
+	// Overhead Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
+	Overhead *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"overhead,omitempty"`
+
+	// PreemptionPolicy PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. Defaults to PreemptLowerPriority if unset.
+	PreemptionPolicy *string `json:"preemptionPolicy,omitempty"`
+
+	// Priority The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
+	Priority *int32 `json:"priority,omitempty"`
+
+	// PriorityClassName If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default.
+	PriorityClassName *string `json:"priorityClassName,omitempty"`
+
+	// ReadinessGates If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
+	ReadinessGates *[]IoK8sApiCoreV1PodReadinessGate `json:"readinessGates,omitempty"`
+
+	// ResourceClaims ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
+	//
+	// This is a stable field but requires that the DynamicResourceAllocation feature gate is enabled.
+	//
+	// This field is immutable.
+	ResourceClaims *[]IoK8sApiCoreV1PodResourceClaim `json:"resourceClaims,omitempty"`
+
+	// Resources Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
+	//
+	// This field enables fine-grained control over resource allocation for the entire pod, allowing resource sharing among containers in a pod.
+	//
+	// This is an alpha field and requires enabling the PodLevelResources feature gate.
+	Resources *IoK8sApiCoreV1ResourceRequirements `json:"resources,omitempty"`
+
+	// RestartPolicy Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
+	RestartPolicy *IoK8sApiCoreV1PodSpecRestartPolicy `json:"restartPolicy,omitempty"`
+
+	// RuntimeClassName RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
+	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
+
+	// SchedulerName If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
+	SchedulerName *string `json:"schedulerName,omitempty"`
+
+	// SchedulingGates SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
+	//
+	// SchedulingGates can only be set at pod creation time, and be removed only afterwards.
+	SchedulingGates *[]IoK8sApiCoreV1PodSchedulingGate `json:"schedulingGates,omitempty"`
+
+	// SchedulingGroup SchedulingGroup provides a reference to the immediate scheduling runtime grouping object that this Pod belongs to. This field is used by the scheduler to identify the group and apply the correct group scheduling policies. The association with a group also impacts other lifecycle aspects of a Pod that are relevant in a wider context of scheduling like preemption, resource attachment, etc. If not specified, the Pod is treated as a single unit in all of these aspects. The group object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a group object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
+	SchedulingGroup *IoK8sApiCoreV1PodSchedulingGroup `json:"schedulingGroup,omitempty"`
+
+	// SecurityContext SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field.
+	SecurityContext *IoK8sApiCoreV1PodSecurityContext `json:"securityContext,omitempty"`
+
+	// ServiceAccount DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
+	ServiceAccount *string `json:"serviceAccount,omitempty"`
+
+	// ServiceAccountName ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
+	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
+
+	// SetHostnameAsFQDN If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
+	SetHostnameAsFQDN *bool `json:"setHostnameAsFQDN,omitempty"`
+
+	// ShareProcessNamespace Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false.
+	ShareProcessNamespace *bool `json:"shareProcessNamespace,omitempty"`
+
+	// Subdomain If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
+	Subdomain *string `json:"subdomain,omitempty"`
+
+	// TerminationGracePeriodSeconds Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+
+	// Tolerations If specified, the pod's tolerations.
+	Tolerations *[]IoK8sApiCoreV1Toleration `json:"tolerations,omitempty"`
+
+	// TopologySpreadConstraints TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
+	TopologySpreadConstraints *[]IoK8sApiCoreV1TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// Volumes List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
+	Volumes *[]IoK8sApiCoreV1Volume `json:"volumes,omitempty"`
 }
 
-// IoK8sApiCoreV1PodSpecDnsPolicy defines model for IoK8sApiCoreV1PodSpec.DnsPolicy.
+// IoK8sApiCoreV1PodSpecDnsPolicy Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
 type IoK8sApiCoreV1PodSpecDnsPolicy string
 
-// IoK8sApiCoreV1PodSpecRestartPolicy defines model for IoK8sApiCoreV1PodSpec.RestartPolicy.
+// IoK8sApiCoreV1PodSpecRestartPolicy Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
 type IoK8sApiCoreV1PodSpecRestartPolicy string
 
-// IoK8sApiCoreV1PodStatus defines model for io.k8s.api.core.v1.PodStatus.
+// IoK8sApiCoreV1PodStatus PodStatus represents information about the status of a pod. Status may trail the actual state of a system, especially if the node that hosts the pod cannot contact the control plane.
 type IoK8sApiCoreV1PodStatus struct {
-	AllocatedResources                   *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"allocatedResources,omitempty"`
-	Conditions                           *[]IoK8sApiCoreV1PodCondition                       `json:"conditions,omitempty"`
-	ContainerStatuses                    *[]IoK8sApiCoreV1ContainerStatus                    `json:"containerStatuses,omitempty"`
-	EphemeralContainerStatuses           *[]IoK8sApiCoreV1ContainerStatus                    `json:"ephemeralContainerStatuses,omitempty"`
-	ExtendedResourceClaimStatus          *IoK8sApiCoreV1PodExtendedResourceClaimStatus       `json:"extendedResourceClaimStatus,omitempty"`
-	HostIP                               *string                                             `json:"hostIP,omitempty"`
-	HostIPs                              *[]IoK8sApiCoreV1HostIP                             `json:"hostIPs,omitempty"`
-	InitContainerStatuses                *[]IoK8sApiCoreV1ContainerStatus                    `json:"initContainerStatuses,omitempty"`
-	Message                              *string                                             `json:"message,omitempty"`
+	// AllocatedResources AllocatedResources is the total requests allocated for this pod by the node. If pod-level requests are not set, this will be the total requests aggregated across containers in the pod.
+	AllocatedResources *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"allocatedResources,omitempty"`
+
+	// Conditions Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
+	Conditions *[]IoK8sApiCoreV1PodCondition `json:"conditions,omitempty"`
+
+	// ContainerStatuses Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
+	ContainerStatuses *[]IoK8sApiCoreV1ContainerStatus `json:"containerStatuses,omitempty"`
+
+	// EphemeralContainerStatuses Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
+	EphemeralContainerStatuses *[]IoK8sApiCoreV1ContainerStatus `json:"ephemeralContainerStatuses,omitempty"`
+
+	// ExtendedResourceClaimStatus Status of extended resource claim backed by DRA.
+	ExtendedResourceClaimStatus *IoK8sApiCoreV1PodExtendedResourceClaimStatus `json:"extendedResourceClaimStatus,omitempty"`
+
+	// HostIP hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
+	HostIP *string `json:"hostIP,omitempty"`
+
+	// HostIPs hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
+	HostIPs *[]IoK8sApiCoreV1HostIP `json:"hostIPs,omitempty"`
+
+	// InitContainerStatuses Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
+	InitContainerStatuses *[]IoK8sApiCoreV1ContainerStatus `json:"initContainerStatuses,omitempty"`
+
+	// Message A human readable message indicating details about why the pod is in this condition.
+	Message *string `json:"message,omitempty"`
+
+	// NodeAllocatableResourceClaimStatuses NodeAllocatableResourceClaimStatuses contains the status of node-allocatable resources that were allocated for this pod through DRA claims. This includes resources currently reported in v1.Node `status.allocatable` that are not extended resources (see https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources). Examples include "cpu", "memory", "ephemeral-storage", and hugepages.
 	NodeAllocatableResourceClaimStatuses *[]IoK8sApiCoreV1NodeAllocatableResourceClaimStatus `json:"nodeAllocatableResourceClaimStatuses,omitempty"`
-	NominatedNodeName                    *string                                             `json:"nominatedNodeName,omitempty"`
-	ObservedGeneration                   *int64                                              `json:"observedGeneration,omitempty"`
-	Phase                                *string                                             `json:"phase,omitempty"`
-	PodIP                                *string                                             `json:"podIP,omitempty"`
-	PodIPs                               *[]IoK8sApiCoreV1PodIP                              `json:"podIPs,omitempty"`
-	QosClass                             *string                                             `json:"qosClass,omitempty"`
-	Reason                               *string                                             `json:"reason,omitempty"`
-	Resize                               *string                                             `json:"resize,omitempty"`
-	ResourceClaimStatuses                *[]IoK8sApiCoreV1PodResourceClaimStatus             `json:"resourceClaimStatuses,omitempty"`
-	Resources                            *IoK8sApiCoreV1ResourceRequirements                 `json:"resources,omitempty"`
-	StartTime                            *IoK8sApimachineryPkgApisMetaV1Time                 `json:"startTime,omitempty"`
-	VolumeHealth                         *[]IoK8sApiCoreV1PodVolumeHealth                    `json:"volumeHealth,omitempty"`
+
+	// NominatedNodeName nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
+	NominatedNodeName *string `json:"nominatedNodeName,omitempty"`
+
+	// ObservedGeneration If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+
+	// Phase The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:
+	//
+	// Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
+	//
+	// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
+	Phase *string `json:"phase,omitempty"`
+
+	// PodIP podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
+	PodIP *string `json:"podIP,omitempty"`
+
+	// PodIPs podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
+	PodIPs *[]IoK8sApiCoreV1PodIP `json:"podIPs,omitempty"`
+
+	// QosClass The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
+	QosClass *string `json:"qosClass,omitempty"`
+
+	// Reason A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
+	Reason *string `json:"reason,omitempty"`
+
+	// Resize Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
+	Resize *string `json:"resize,omitempty"`
+
+	// ResourceClaimStatuses Status of resource claims.
+	ResourceClaimStatuses *[]IoK8sApiCoreV1PodResourceClaimStatus `json:"resourceClaimStatuses,omitempty"`
+
+	// Resources Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
+	Resources *IoK8sApiCoreV1ResourceRequirements `json:"resources,omitempty"`
+
+	// StartTime RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.
+	StartTime *IoK8sApimachineryPkgApisMetaV1Time `json:"startTime,omitempty"`
+
+	// VolumeHealth volumeHealth contains node-reported health for each volume the pod is using. Populated by the kubelet on the pod's node.
+	VolumeHealth *[]IoK8sApiCoreV1PodVolumeHealth `json:"volumeHealth,omitempty"`
 }
 
-// IoK8sApiCoreV1PodTemplateSpec defines model for io.k8s.api.core.v1.PodTemplateSpec.
+// IoK8sApiCoreV1PodTemplateSpec PodTemplateSpec describes the data a pod should have when created from a template
 type IoK8sApiCoreV1PodTemplateSpec struct {
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec     *IoK8sApiCoreV1PodSpec                    `json:"spec,omitempty"`
+
+	// Spec Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiCoreV1PodSpec `json:"spec,omitempty"`
 }
 
-// IoK8sApiCoreV1PodVolumeHealth defines model for io.k8s.api.core.v1.PodVolumeHealth.
+// IoK8sApiCoreV1PodVolumeHealth PodVolumeHealth contains health information for a volume used by a pod, reported by the CSI node plugin via the kubelet.
 type IoK8sApiCoreV1PodVolumeHealth struct {
-	HealthConditions   *[]IoK8sApiCoreV1VolumeHealthCondition `json:"healthConditions,omitempty"`
-	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time    `json:"lastTransitionTime,omitempty"`
-	Name               *string                                `json:"name,omitempty"`
+	// HealthConditions conditions is the set of adverse conditions reported by the CSI node plugin for this volume on this node. At most 16 conditions may be reported.
+	HealthConditions *[]IoK8sApiCoreV1VolumeHealthCondition `json:"healthConditions,omitempty"`
+
+	// LastTransitionTime lastTransitionTime is when the current set of conditions first appeared.
+	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
+
+	// Name name matches an entry in pod.spec.volumes.
+	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1PortStatus defines model for io.k8s.api.core.v1.PortStatus.
+// IoK8sApiCoreV1PortStatus PortStatus represents the error condition of a service port
 type IoK8sApiCoreV1PortStatus struct {
-	Error    *string `json:"error,omitempty"`
-	Port     *int32  `json:"port,omitempty"`
+	// Error Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use
+	//   CamelCase names
+	// - cloud provider specific error values must have names that comply with the
+	//   format foo.example.com/CamelCase.
+	Error *string `json:"error,omitempty"`
+
+	// Port Port is the port number of the service port of which status is recorded here
+	Port *int32 `json:"port,omitempty"`
+
+	// Protocol Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
 	Protocol *string `json:"protocol,omitempty"`
 }
 
-// IoK8sApiCoreV1PortworxVolumeSource defines model for io.k8s.api.core.v1.PortworxVolumeSource.
+// IoK8sApiCoreV1PortworxVolumeSource PortworxVolumeSource represents a Portworx volume resource.
 type IoK8sApiCoreV1PortworxVolumeSource struct {
-	FsType   *string `json:"fsType,omitempty"`
-	ReadOnly *bool   `json:"readOnly,omitempty"`
+	// FsType fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
+	FsType *string `json:"fsType,omitempty"`
+
+	// ReadOnly readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// VolumeID volumeID uniquely identifies a Portworx volume
 	VolumeID *string `json:"volumeID,omitempty"`
 }
 
-// IoK8sApiCoreV1PreferredSchedulingTerm defines model for io.k8s.api.core.v1.PreferredSchedulingTerm.
+// IoK8sApiCoreV1PreferredSchedulingTerm An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).
 type IoK8sApiCoreV1PreferredSchedulingTerm struct {
+	// Preference A node selector term, associated with the corresponding weight.
 	Preference *IoK8sApiCoreV1NodeSelectorTerm `json:"preference,omitempty"`
-	Weight     *int32                          `json:"weight,omitempty"`
+
+	// Weight Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
+	Weight *int32 `json:"weight,omitempty"`
 }
 
-// IoK8sApiCoreV1Probe defines model for io.k8s.api.core.v1.Probe.
+// IoK8sApiCoreV1Probe Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic.
 type IoK8sApiCoreV1Probe struct {
-	Exec                          *IoK8sApiCoreV1ExecAction      `json:"exec,omitempty"`
-	FailureThreshold              *int32                         `json:"failureThreshold,omitempty"`
-	Grpc                          *IoK8sApiCoreV1GRPCAction      `json:"grpc,omitempty"`
-	HttpGet                       *IoK8sApiCoreV1HTTPGetAction   `json:"httpGet,omitempty"`
-	InitialDelaySeconds           *int32                         `json:"initialDelaySeconds,omitempty"`
-	PeriodSeconds                 *int32                         `json:"periodSeconds,omitempty"`
-	SuccessThreshold              *int32                         `json:"successThreshold,omitempty"`
-	TcpSocket                     *IoK8sApiCoreV1TCPSocketAction `json:"tcpSocket,omitempty"`
-	TerminationGracePeriodSeconds *int64                         `json:"terminationGracePeriodSeconds,omitempty"`
-	TimeoutSeconds                *int32                         `json:"timeoutSeconds,omitempty"`
+	// Exec Exec specifies a command to execute in the container.
+	Exec *IoK8sApiCoreV1ExecAction `json:"exec,omitempty"`
+
+	// FailureThreshold Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
+	FailureThreshold *int32 `json:"failureThreshold,omitempty"`
+
+	// Grpc GRPC specifies a GRPC HealthCheckRequest.
+	Grpc *IoK8sApiCoreV1GRPCAction `json:"grpc,omitempty"`
+
+	// HttpGet HTTPGet specifies an HTTP GET request to perform.
+	HttpGet *IoK8sApiCoreV1HTTPGetAction `json:"httpGet,omitempty"`
+
+	// InitialDelaySeconds Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+	InitialDelaySeconds *int32 `json:"initialDelaySeconds,omitempty"`
+
+	// PeriodSeconds How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1.
+	PeriodSeconds *int32 `json:"periodSeconds,omitempty"`
+
+	// SuccessThreshold Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
+	SuccessThreshold *int32 `json:"successThreshold,omitempty"`
+
+	// TcpSocket TCPSocket specifies a connection to a TCP port.
+	TcpSocket *IoK8sApiCoreV1TCPSocketAction `json:"tcpSocket,omitempty"`
+
+	// TerminationGracePeriodSeconds Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
+	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
+
+	// TimeoutSeconds Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 }
 
-// IoK8sApiCoreV1ProjectedVolumeSource defines model for io.k8s.api.core.v1.ProjectedVolumeSource.
+// IoK8sApiCoreV1ProjectedVolumeSource Represents a projected volume source
 type IoK8sApiCoreV1ProjectedVolumeSource struct {
-	DefaultMode *int32                            `json:"defaultMode,omitempty"`
-	DefaultUser *int64                            `json:"defaultUser,omitempty"`
-	Sources     *[]IoK8sApiCoreV1VolumeProjection `json:"sources,omitempty"`
+	// DefaultMode defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+	DefaultMode *int32 `json:"defaultMode,omitempty"`
+
+	// DefaultUser defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	DefaultUser *int64 `json:"defaultUser,omitempty"`
+
+	// Sources sources is the list of volume projections. Each entry in this list handles one source.
+	Sources *[]IoK8sApiCoreV1VolumeProjection `json:"sources,omitempty"`
 }
 
-// IoK8sApiCoreV1QuobyteVolumeSource defines model for io.k8s.api.core.v1.QuobyteVolumeSource.
+// IoK8sApiCoreV1QuobyteVolumeSource Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.
 type IoK8sApiCoreV1QuobyteVolumeSource struct {
-	Group    *string `json:"group,omitempty"`
-	ReadOnly *bool   `json:"readOnly,omitempty"`
+	// Group group to map volume access to Default is no group
+	Group *string `json:"group,omitempty"`
+
+	// ReadOnly readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// Registry registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
 	Registry *string `json:"registry,omitempty"`
-	Tenant   *string `json:"tenant,omitempty"`
-	User     *string `json:"user,omitempty"`
-	Volume   *string `json:"volume,omitempty"`
+
+	// Tenant tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
+	Tenant *string `json:"tenant,omitempty"`
+
+	// User user to map volume access to Defaults to serivceaccount user
+	User *string `json:"user,omitempty"`
+
+	// Volume volume is a string that references an already created Quobyte volume by name.
+	Volume *string `json:"volume,omitempty"`
 }
 
-// IoK8sApiCoreV1RBDVolumeSource defines model for io.k8s.api.core.v1.RBDVolumeSource.
+// IoK8sApiCoreV1RBDVolumeSource Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1RBDVolumeSource struct {
-	FsType    *string                             `json:"fsType,omitempty"`
-	Image     *string                             `json:"image,omitempty"`
-	Keyring   *string                             `json:"keyring,omitempty"`
-	Monitors  *[]string                           `json:"monitors,omitempty"`
-	Pool      *string                             `json:"pool,omitempty"`
-	ReadOnly  *bool                               `json:"readOnly,omitempty"`
+	// FsType fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
+	FsType *string `json:"fsType,omitempty"`
+
+	// Image image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+	Image *string `json:"image,omitempty"`
+
+	// Keyring keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+	Keyring *string `json:"keyring,omitempty"`
+
+	// Monitors monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+	Monitors *[]string `json:"monitors,omitempty"`
+
+	// Pool pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+	Pool *string `json:"pool,omitempty"`
+
+	// ReadOnly readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretRef secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
 	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
-	User      *string                             `json:"user,omitempty"`
+
+	// User user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
+	User *string `json:"user,omitempty"`
 }
 
-// IoK8sApiCoreV1ResourceClaim defines model for io.k8s.api.core.v1.ResourceClaim.
+// IoK8sApiCoreV1ResourceClaim ResourceClaim references one entry in PodSpec.ResourceClaims.
 type IoK8sApiCoreV1ResourceClaim struct {
-	Name    *string `json:"name,omitempty"`
+	// Name Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container.
+	Name *string `json:"name,omitempty"`
+
+	// Request Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request.
 	Request *string `json:"request,omitempty"`
 }
 
-// IoK8sApiCoreV1ResourceFieldSelector defines model for io.k8s.api.core.v1.ResourceFieldSelector.
+// IoK8sApiCoreV1ResourceFieldSelector ResourceFieldSelector represents container resources (cpu, memory) and their output format
 type IoK8sApiCoreV1ResourceFieldSelector struct {
-	ContainerName *string                                  `json:"containerName,omitempty"`
-	Divisor       *IoK8sApimachineryPkgApiResourceQuantity `json:"divisor,omitempty"`
-	Resource      *string                                  `json:"resource,omitempty"`
+	// ContainerName Container name: required for volumes, optional for env vars
+	ContainerName *string `json:"containerName,omitempty"`
+
+	// Divisor Specifies the output format of the exposed resources, defaults to "1"
+	Divisor *IoK8sApimachineryPkgApiResourceQuantity `json:"divisor,omitempty"`
+
+	// Resource Required: resource to select
+	Resource *string `json:"resource,omitempty"`
 }
 
-// IoK8sApiCoreV1ResourceHealth defines model for io.k8s.api.core.v1.ResourceHealth.
+// IoK8sApiCoreV1ResourceHealth ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680.
 type IoK8sApiCoreV1ResourceHealth struct {
-	Health     *string `json:"health,omitempty"`
-	Message    *string `json:"message,omitempty"`
+	// Health Health of the resource. can be one of:
+	//  - Healthy: operates as normal
+	//  - Unhealthy: reported unhealthy. We consider this a temporary health issue
+	//               since we do not have a mechanism today to distinguish
+	//               temporary and permanent issues.
+	//  - Unknown: The status cannot be determined.
+	//             For example, Device Plugin got unregistered and hasn't been re-registered since.
+	//
+	// In future we may want to introduce the PermanentlyUnhealthy Status.
+	Health *string `json:"health,omitempty"`
+
+	// Message Message provides human-readable context for Health (e.g. "ECC error count exceeded threshold"). This field is populated by the kubelet when ResourceHealthStatusMessage is enabled if the DRA plugin returns a message, and is null otherwise.
+	Message *string `json:"message,omitempty"`
+
+	// ResourceID ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
 	ResourceID *string `json:"resourceID,omitempty"`
 }
 
-// IoK8sApiCoreV1ResourceRequirements defines model for io.k8s.api.core.v1.ResourceRequirements.
+// IoK8sApiCoreV1ResourceRequirements ResourceRequirements describes the compute resource requirements.
 type IoK8sApiCoreV1ResourceRequirements struct {
-	Claims   *[]IoK8sApiCoreV1ResourceClaim                      `json:"claims,omitempty"`
-	Limits   *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"limits,omitempty"`
+	// Claims Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
+	//
+	// This field depends on the DynamicResourceAllocation feature gate.
+	//
+	// This field is immutable. It can only be set for containers.
+	Claims *[]IoK8sApiCoreV1ResourceClaim `json:"claims,omitempty"`
+
+	// Limits Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+	Limits *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"limits,omitempty"`
+
+	// Requests Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
 	Requests *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"requests,omitempty"`
 }
 
-// IoK8sApiCoreV1ResourceStatus defines model for io.k8s.api.core.v1.ResourceStatus.
+// IoK8sApiCoreV1ResourceStatus ResourceStatus represents the status of a single resource allocated to a Pod.
 type IoK8sApiCoreV1ResourceStatus struct {
-	Name      *string                         `json:"name,omitempty"`
+	// Name Name of the resource. Must be unique within the pod and in case of non-DRA resource, match one of the resources from the pod spec. For DRA resources, the value must be "claim:<claim_name>/<request>" when container.resources.claims[*].request is set or "claim:<claim_name>" when container.resources.claims[*].request is empty. For DRA-backed extended resources, "claim:<claim_name>/<request>" is used when the claim name and request name are recorded in pod.status.extendedResourceClaimStatus. When this status is reported about a container, the "claim_name" and "request" must match one of the claims of this container.
+	Name *string `json:"name,omitempty"`
+
+	// Resources List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases.
 	Resources *[]IoK8sApiCoreV1ResourceHealth `json:"resources,omitempty"`
 }
 
-// IoK8sApiCoreV1SELinuxOptions defines model for io.k8s.api.core.v1.SELinuxOptions.
+// IoK8sApiCoreV1SELinuxOptions SELinuxOptions are the labels to be applied to the container
 type IoK8sApiCoreV1SELinuxOptions struct {
+	// Level Level is SELinux level label that applies to the container.
 	Level *string `json:"level,omitempty"`
-	Role  *string `json:"role,omitempty"`
-	Type  *string `json:"type,omitempty"`
-	User  *string `json:"user,omitempty"`
+
+	// Role Role is a SELinux role label that applies to the container.
+	Role *string `json:"role,omitempty"`
+
+	// Type Type is a SELinux type label that applies to the container.
+	Type *string `json:"type,omitempty"`
+
+	// User User is a SELinux user label that applies to the container.
+	User *string `json:"user,omitempty"`
 }
 
-// IoK8sApiCoreV1ScaleIOVolumeSource defines model for io.k8s.api.core.v1.ScaleIOVolumeSource.
+// IoK8sApiCoreV1ScaleIOVolumeSource ScaleIOVolumeSource represents a persistent ScaleIO volume
 type IoK8sApiCoreV1ScaleIOVolumeSource struct {
-	FsType           *string                             `json:"fsType,omitempty"`
-	Gateway          *string                             `json:"gateway,omitempty"`
-	ProtectionDomain *string                             `json:"protectionDomain,omitempty"`
-	ReadOnly         *bool                               `json:"readOnly,omitempty"`
-	SecretRef        *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
-	SslEnabled       *bool                               `json:"sslEnabled,omitempty"`
-	StorageMode      *string                             `json:"storageMode,omitempty"`
-	StoragePool      *string                             `json:"storagePool,omitempty"`
-	System           *string                             `json:"system,omitempty"`
-	VolumeName       *string                             `json:"volumeName,omitempty"`
+	// FsType fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
+	FsType *string `json:"fsType,omitempty"`
+
+	// Gateway gateway is the host address of the ScaleIO API Gateway.
+	Gateway *string `json:"gateway,omitempty"`
+
+	// ProtectionDomain protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
+	ProtectionDomain *string `json:"protectionDomain,omitempty"`
+
+	// ReadOnly readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretRef secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.
+	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
+
+	// SslEnabled sslEnabled Flag enable/disable SSL communication with Gateway, default false
+	SslEnabled *bool `json:"sslEnabled,omitempty"`
+
+	// StorageMode storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
+	StorageMode *string `json:"storageMode,omitempty"`
+
+	// StoragePool storagePool is the ScaleIO Storage Pool associated with the protection domain.
+	StoragePool *string `json:"storagePool,omitempty"`
+
+	// System system is the name of the storage system as configured in ScaleIO.
+	System *string `json:"system,omitempty"`
+
+	// VolumeName volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
+	VolumeName *string `json:"volumeName,omitempty"`
 }
 
-// IoK8sApiCoreV1SeccompProfile defines model for io.k8s.api.core.v1.SeccompProfile.
+// IoK8sApiCoreV1SeccompProfile SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.
 type IoK8sApiCoreV1SeccompProfile struct {
+	// LocalhostProfile localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type.
 	LocalhostProfile *string `json:"localhostProfile,omitempty"`
-	Type             *string `json:"type,omitempty"`
+
+	// Type type indicates which kind of seccomp profile will be applied. Valid options are:
+	//
+	// Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1Secret defines model for io.k8s.api.core.v1.Secret.
+// IoK8sApiCoreV1Secret Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.
 type IoK8sApiCoreV1Secret struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Data       *map[string][]byte                        `json:"data,omitempty"`
-	Immutable  *bool                                     `json:"immutable,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	StringData *map[string]string                        `json:"stringData,omitempty"`
-	Type       *string                                   `json:"type,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Data Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4
+	Data *map[string][]byte `json:"data,omitempty"`
+
+	// Immutable Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
+	Immutable *bool `json:"immutable,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// StringData stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
+	StringData *map[string]string `json:"stringData,omitempty"`
+
+	// Type Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1SecretEnvSource defines model for io.k8s.api.core.v1.SecretEnvSource.
+// IoK8sApiCoreV1SecretEnvSource SecretEnvSource selects a Secret to populate the environment variables with.
+//
+// The contents of the target Secret's Data field will represent the key-value pairs as environment variables.
 type IoK8sApiCoreV1SecretEnvSource struct {
-	Name     *string `json:"name,omitempty"`
-	Optional *bool   `json:"optional,omitempty"`
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional Specify whether the Secret must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
-// IoK8sApiCoreV1SecretKeySelector defines model for io.k8s.api.core.v1.SecretKeySelector.
+// IoK8sApiCoreV1SecretKeySelector SecretKeySelector selects a key of a Secret.
 type IoK8sApiCoreV1SecretKeySelector struct {
-	Key      *string `json:"key,omitempty"`
-	Name     *string `json:"name,omitempty"`
-	Optional *bool   `json:"optional,omitempty"`
+	// Key The key of the secret to select from.  Must be a valid secret key.
+	Key *string `json:"key,omitempty"`
+
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional Specify whether the Secret or its key must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
 // IoK8sApiCoreV1SecretList defines model for io.k8s.api.core.v1.SecretList.
@@ -1874,55 +3487,116 @@ type IoK8sApiCoreV1SecretList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1SecretProjection defines model for io.k8s.api.core.v1.SecretProjection.
+// IoK8sApiCoreV1SecretProjection Adapts a secret into a projected volume.
+//
+// The contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode.
 type IoK8sApiCoreV1SecretProjection struct {
-	Items    *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
-	Name     *string                    `json:"name,omitempty"`
-	Optional *bool                      `json:"optional,omitempty"`
+	// Items items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
+	Items *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
+
+	// Name Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Optional optional field specify whether the Secret or its key must be defined
+	Optional *bool `json:"optional,omitempty"`
 }
 
-// IoK8sApiCoreV1SecretVolumeSource defines model for io.k8s.api.core.v1.SecretVolumeSource.
+// IoK8sApiCoreV1SecretVolumeSource Adapts a Secret into a volume.
+//
+// The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling.
 type IoK8sApiCoreV1SecretVolumeSource struct {
-	DefaultMode *int32                     `json:"defaultMode,omitempty"`
-	DefaultUser *int64                     `json:"defaultUser,omitempty"`
-	Items       *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
-	Optional    *bool                      `json:"optional,omitempty"`
-	SecretName  *string                    `json:"secretName,omitempty"`
+	// DefaultMode defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+	DefaultMode *int32 `json:"defaultMode,omitempty"`
+
+	// DefaultUser defaultUser is Optional: The owner UID of the created files by default. The defaultUser field is only used as a fallback when the item-level user field is unset. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	DefaultUser *int64 `json:"defaultUser,omitempty"`
+
+	// Items items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
+	Items *[]IoK8sApiCoreV1KeyToPath `json:"items,omitempty"`
+
+	// Optional optional field specify whether the Secret or its keys must be defined
+	Optional *bool `json:"optional,omitempty"`
+
+	// SecretName secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
+	SecretName *string `json:"secretName,omitempty"`
 }
 
-// IoK8sApiCoreV1SecurityContext defines model for io.k8s.api.core.v1.SecurityContext.
+// IoK8sApiCoreV1SecurityContext SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext.  When both are set, the values in SecurityContext take precedence.
 type IoK8sApiCoreV1SecurityContext struct {
-	AllowPrivilegeEscalation *bool                                        `json:"allowPrivilegeEscalation,omitempty"`
-	AppArmorProfile          *IoK8sApiCoreV1AppArmorProfile               `json:"appArmorProfile,omitempty"`
-	Capabilities             *IoK8sApiCoreV1Capabilities                  `json:"capabilities,omitempty"`
-	Privileged               *bool                                        `json:"privileged,omitempty"`
-	ProcMount                *string                                      `json:"procMount,omitempty"`
-	ReadOnlyRootFilesystem   *bool                                        `json:"readOnlyRootFilesystem,omitempty"`
-	RunAsGroup               *int64                                       `json:"runAsGroup,omitempty"`
-	RunAsNonRoot             *bool                                        `json:"runAsNonRoot,omitempty"`
-	RunAsUser                *int64                                       `json:"runAsUser,omitempty"`
-	SeLinuxOptions           *IoK8sApiCoreV1SELinuxOptions                `json:"seLinuxOptions,omitempty"`
-	SeccompProfile           *IoK8sApiCoreV1SeccompProfile                `json:"seccompProfile,omitempty"`
-	WindowsOptions           *IoK8sApiCoreV1WindowsSecurityContextOptions `json:"windowsOptions,omitempty"`
+	// AllowPrivilegeEscalation AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows.
+	AllowPrivilegeEscalation *bool `json:"allowPrivilegeEscalation,omitempty"`
+
+	// AppArmorProfile appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows.
+	AppArmorProfile *IoK8sApiCoreV1AppArmorProfile `json:"appArmorProfile,omitempty"`
+
+	// Capabilities The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows.
+	Capabilities *IoK8sApiCoreV1Capabilities `json:"capabilities,omitempty"`
+
+	// Privileged Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.
+	Privileged *bool `json:"privileged,omitempty"`
+
+	// ProcMount procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. Note that this field cannot be set when spec.os.name is windows.
+	ProcMount *string `json:"procMount,omitempty"`
+
+	// ReadOnlyRootFilesystem Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
+	ReadOnlyRootFilesystem *bool `json:"readOnlyRootFilesystem,omitempty"`
+
+	// RunAsGroup The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
+
+	// RunAsNonRoot Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
+
+	// RunAsUser The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+	RunAsUser *int64 `json:"runAsUser,omitempty"`
+
+	// SeLinuxOptions The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+	SeLinuxOptions *IoK8sApiCoreV1SELinuxOptions `json:"seLinuxOptions,omitempty"`
+
+	// SeccompProfile The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows.
+	SeccompProfile *IoK8sApiCoreV1SeccompProfile `json:"seccompProfile,omitempty"`
+
+	// WindowsOptions The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
+	WindowsOptions *IoK8sApiCoreV1WindowsSecurityContextOptions `json:"windowsOptions,omitempty"`
 }
 
-// IoK8sApiCoreV1Service defines model for io.k8s.api.core.v1.Service.
+// IoK8sApiCoreV1Service Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.
 type IoK8sApiCoreV1Service struct {
-	ApiVersion *string                                   `json:"apiVersion,omitempty"`
-	Kind       *string                                   `json:"kind,omitempty"`
-	Metadata   *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Spec       *IoK8sApiCoreV1ServiceSpec                `json:"spec,omitempty"`
-	Status     *IoK8sApiCoreV1ServiceStatus              `json:"status,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Spec *IoK8sApiCoreV1ServiceSpec `json:"spec,omitempty"`
+
+	// Status Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+	Status *IoK8sApiCoreV1ServiceStatus `json:"status,omitempty"`
 }
 
-// IoK8sApiCoreV1ServiceAccount defines model for io.k8s.api.core.v1.ServiceAccount.
+// IoK8sApiCoreV1ServiceAccount ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets
 type IoK8sApiCoreV1ServiceAccount struct {
-	ApiVersion                   *string                                   `json:"apiVersion,omitempty"`
-	AutomountServiceAccountToken *bool                                     `json:"automountServiceAccountToken,omitempty"`
-	ImagePullSecrets             *[]IoK8sApiCoreV1LocalObjectReference     `json:"imagePullSecrets,omitempty"`
-	Kind                         *string                                   `json:"kind,omitempty"`
-	Metadata                     *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
-	Secrets                      *[]IoK8sApiCoreV1ObjectReference          `json:"secrets,omitempty"`
+	// ApiVersion APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// AutomountServiceAccountToken AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level.
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+
+	// ImagePullSecrets ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod
+	ImagePullSecrets *[]IoK8sApiCoreV1LocalObjectReference `json:"imagePullSecrets,omitempty"`
+
+	// Kind Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Metadata Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	Metadata *IoK8sApimachineryPkgApisMetaV1ObjectMeta `json:"metadata,omitempty"`
+
+	// Secrets Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret
+	Secrets *[]IoK8sApiCoreV1ObjectReference `json:"secrets,omitempty"`
 }
 
 // IoK8sApiCoreV1ServiceAccountList defines model for io.k8s.api.core.v1.ServiceAccountList.
@@ -1933,12 +3607,19 @@ type IoK8sApiCoreV1ServiceAccountList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1ServiceAccountTokenProjection defines model for io.k8s.api.core.v1.ServiceAccountTokenProjection.
+// IoK8sApiCoreV1ServiceAccountTokenProjection ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).
 type IoK8sApiCoreV1ServiceAccountTokenProjection struct {
-	Audience          *string `json:"audience,omitempty"`
-	ExpirationSeconds *int64  `json:"expirationSeconds,omitempty"`
-	Path              *string `json:"path,omitempty"`
-	User              *int64  `json:"user,omitempty"`
+	// Audience audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.
+	Audience *string `json:"audience,omitempty"`
+
+	// ExpirationSeconds expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.
+	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty"`
+
+	// Path path is the path relative to the mount point of the file to project the token into.
+	Path *string `json:"path,omitempty"`
+
+	// User user is Optional: The owner UID of the created file. If specified, the item-level user field takes precedence over defaultUser. (Alpha) This field requires the AtomicWriteVolumeUserFields feature gate to be enabled.
+	User *int64 `json:"user,omitempty"`
 }
 
 // IoK8sApiCoreV1ServiceList defines model for io.k8s.api.core.v1.ServiceList.
@@ -1949,246 +3630,551 @@ type IoK8sApiCoreV1ServiceList struct {
 	Metadata   *IoK8sApimachineryPkgApisMetaV1ListMeta `json:"metadata,omitempty"`
 }
 
-// IoK8sApiCoreV1ServicePort defines model for io.k8s.api.core.v1.ServicePort.
+// IoK8sApiCoreV1ServicePort ServicePort contains information on service's port.
 type IoK8sApiCoreV1ServicePort struct {
-	AppProtocol *string                                    `json:"appProtocol,omitempty"`
-	Name        *string                                    `json:"name,omitempty"`
-	NodePort    *int32                                     `json:"nodePort,omitempty"`
-	Port        *int32                                     `json:"port,omitempty"`
-	Protocol    *IoK8sApiCoreV1ServicePortProtocol         `json:"protocol,omitempty"`
-	TargetPort  *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"targetPort,omitempty"`
+	// AppProtocol The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax. Valid values are either:
+	//
+	// * Un-prefixed protocol names - reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names).
+	//
+	// * Kubernetes-defined prefixed names:
+	//   * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described in https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
+	//   * 'kubernetes.io/ws'  - WebSocket over cleartext as described in https://www.rfc-editor.org/rfc/rfc6455
+	//   * 'kubernetes.io/wss' - WebSocket over TLS as described in https://www.rfc-editor.org/rfc/rfc6455
+	//
+	// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
+	AppProtocol *string `json:"appProtocol,omitempty"`
+
+	// Name The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.
+	Name *string `json:"name,omitempty"`
+
+	// NodePort The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
+	NodePort *int32 `json:"nodePort,omitempty"`
+
+	// Port The port that will be exposed by this service.
+	Port *int32 `json:"port,omitempty"`
+
+	// Protocol The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
+	Protocol *IoK8sApiCoreV1ServicePortProtocol `json:"protocol,omitempty"`
+
+	// TargetPort Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
+	TargetPort *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"targetPort,omitempty"`
 }
 
-// IoK8sApiCoreV1ServicePortProtocol defines model for IoK8sApiCoreV1ServicePort.Protocol.
+// IoK8sApiCoreV1ServicePortProtocol The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
 type IoK8sApiCoreV1ServicePortProtocol string
 
-// IoK8sApiCoreV1ServiceSpec defines model for io.k8s.api.core.v1.ServiceSpec.
+// IoK8sApiCoreV1ServiceSpec ServiceSpec describes the attributes that a user creates on a service.
 type IoK8sApiCoreV1ServiceSpec struct {
-	AllocateLoadBalancerNodePorts *bool                                     `json:"allocateLoadBalancerNodePorts,omitempty"`
-	ClusterIP                     *string                                   `json:"clusterIP,omitempty"`
-	ClusterIPs                    *[]string                                 `json:"clusterIPs,omitempty"`
-	ExternalIPs                   *[]string                                 `json:"externalIPs,omitempty"`
-	ExternalName                  *string                                   `json:"externalName,omitempty"`
-	ExternalTrafficPolicy         *string                                   `json:"externalTrafficPolicy,omitempty"`
-	HealthCheckNodePort           *int32                                    `json:"healthCheckNodePort,omitempty"`
-	InternalTrafficPolicy         *string                                   `json:"internalTrafficPolicy,omitempty"`
-	IpFamilies                    *[]string                                 `json:"ipFamilies,omitempty"`
-	IpFamilyPolicy                *string                                   `json:"ipFamilyPolicy,omitempty"`
-	LoadBalancerClass             *string                                   `json:"loadBalancerClass,omitempty"`
-	LoadBalancerIP                *string                                   `json:"loadBalancerIP,omitempty"`
-	LoadBalancerSourceRanges      *[]string                                 `json:"loadBalancerSourceRanges,omitempty"`
-	Ports                         *[]IoK8sApiCoreV1ServicePort              `json:"ports,omitempty"`
-	PublishNotReadyAddresses      *bool                                     `json:"publishNotReadyAddresses,omitempty"`
-	Selector                      *map[string]string                        `json:"selector,omitempty"`
-	SessionAffinity               *IoK8sApiCoreV1ServiceSpecSessionAffinity `json:"sessionAffinity,omitempty"`
-	SessionAffinityConfig         *IoK8sApiCoreV1SessionAffinityConfig      `json:"sessionAffinityConfig,omitempty"`
-	TrafficDistribution           *string                                   `json:"trafficDistribution,omitempty"`
-	Type                          *IoK8sApiCoreV1ServiceSpecType            `json:"type,omitempty"`
+	// AllocateLoadBalancerNodePorts allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.  Default is "true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.
+	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty"`
+
+	// ClusterIP clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+	ClusterIP *string `json:"clusterIP,omitempty"`
+
+	// ClusterIPs ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.
+	//
+	// This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+	ClusterIPs *[]string `json:"clusterIPs,omitempty"`
+
+	// ExternalIPs externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
+	ExternalIPs *[]string `json:"externalIPs,omitempty"`
+
+	// ExternalName externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
+	ExternalName *string `json:"externalName,omitempty"`
+
+	// ExternalTrafficPolicy externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
+	ExternalTrafficPolicy *string `json:"externalTrafficPolicy,omitempty"`
+
+	// HealthCheckNodePort healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.
+	HealthCheckNodePort *int32 `json:"healthCheckNodePort,omitempty"`
+
+	// InternalTrafficPolicy InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).
+	InternalTrafficPolicy *string `json:"internalTrafficPolicy,omitempty"`
+
+	// IpFamilies IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
+	//
+	// This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
+	IpFamilies *[]string `json:"ipFamilies,omitempty"`
+
+	// IpFamilyPolicy IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
+	IpFamilyPolicy *string `json:"ipFamilyPolicy,omitempty"`
+
+	// LoadBalancerClass loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
+	LoadBalancerClass *string `json:"loadBalancerClass,omitempty"`
+
+	// LoadBalancerIP Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.
+	LoadBalancerIP *string `json:"loadBalancerIP,omitempty"`
+
+	// LoadBalancerSourceRanges If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
+	LoadBalancerSourceRanges *[]string `json:"loadBalancerSourceRanges,omitempty"`
+
+	// Ports The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+	Ports *[]IoK8sApiCoreV1ServicePort `json:"ports,omitempty"`
+
+	// PublishNotReadyAddresses publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
+	PublishNotReadyAddresses *bool `json:"publishNotReadyAddresses,omitempty"`
+
+	// Selector Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/
+	Selector *map[string]string `json:"selector,omitempty"`
+
+	// SessionAffinity Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+	SessionAffinity *IoK8sApiCoreV1ServiceSpecSessionAffinity `json:"sessionAffinity,omitempty"`
+
+	// SessionAffinityConfig sessionAffinityConfig contains the configurations of session affinity.
+	SessionAffinityConfig *IoK8sApiCoreV1SessionAffinityConfig `json:"sessionAffinityConfig,omitempty"`
+
+	// TrafficDistribution TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone.
+	TrafficDistribution *string `json:"trafficDistribution,omitempty"`
+
+	// Type type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
+	Type *IoK8sApiCoreV1ServiceSpecType `json:"type,omitempty"`
 }
 
-// IoK8sApiCoreV1ServiceSpecSessionAffinity defines model for IoK8sApiCoreV1ServiceSpec.SessionAffinity.
+// IoK8sApiCoreV1ServiceSpecSessionAffinity Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
 type IoK8sApiCoreV1ServiceSpecSessionAffinity string
 
-// IoK8sApiCoreV1ServiceSpecType defines model for IoK8sApiCoreV1ServiceSpec.Type.
+// IoK8sApiCoreV1ServiceSpecType type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
 type IoK8sApiCoreV1ServiceSpecType string
 
-// IoK8sApiCoreV1ServiceStatus defines model for io.k8s.api.core.v1.ServiceStatus.
+// IoK8sApiCoreV1ServiceStatus ServiceStatus represents the current status of a service.
 type IoK8sApiCoreV1ServiceStatus struct {
-	Conditions   *[]IoK8sApimachineryPkgApisMetaV1Condition `json:"conditions,omitempty"`
-	LoadBalancer *IoK8sApiCoreV1LoadBalancerStatus          `json:"loadBalancer,omitempty"`
+	// Conditions Current service state
+	Conditions *[]IoK8sApimachineryPkgApisMetaV1Condition `json:"conditions,omitempty"`
+
+	// LoadBalancer LoadBalancer contains the current status of the load-balancer, if one is present.
+	LoadBalancer *IoK8sApiCoreV1LoadBalancerStatus `json:"loadBalancer,omitempty"`
 }
 
-// IoK8sApiCoreV1SessionAffinityConfig defines model for io.k8s.api.core.v1.SessionAffinityConfig.
+// IoK8sApiCoreV1SessionAffinityConfig SessionAffinityConfig represents the configurations of session affinity.
 type IoK8sApiCoreV1SessionAffinityConfig struct {
+	// ClientIP clientIP contains the configurations of Client IP based session affinity.
 	ClientIP *IoK8sApiCoreV1ClientIPConfig `json:"clientIP,omitempty"`
 }
 
-// IoK8sApiCoreV1SleepAction defines model for io.k8s.api.core.v1.SleepAction.
+// IoK8sApiCoreV1SleepAction SleepAction describes a "sleep" action.
 type IoK8sApiCoreV1SleepAction struct {
+	// Seconds Seconds is the number of seconds to sleep.
 	Seconds *int64 `json:"seconds,omitempty"`
 }
 
-// IoK8sApiCoreV1StorageOSVolumeSource defines model for io.k8s.api.core.v1.StorageOSVolumeSource.
+// IoK8sApiCoreV1StorageOSVolumeSource Represents a StorageOS persistent volume resource.
 type IoK8sApiCoreV1StorageOSVolumeSource struct {
-	FsType          *string                             `json:"fsType,omitempty"`
-	ReadOnly        *bool                               `json:"readOnly,omitempty"`
-	SecretRef       *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
-	VolumeName      *string                             `json:"volumeName,omitempty"`
-	VolumeNamespace *string                             `json:"volumeNamespace,omitempty"`
+	// FsType fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+	FsType *string `json:"fsType,omitempty"`
+
+	// ReadOnly readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// SecretRef secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
+	SecretRef *IoK8sApiCoreV1LocalObjectReference `json:"secretRef,omitempty"`
+
+	// VolumeName volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
+	VolumeName *string `json:"volumeName,omitempty"`
+
+	// VolumeNamespace volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
+	VolumeNamespace *string `json:"volumeNamespace,omitempty"`
 }
 
-// IoK8sApiCoreV1Sysctl defines model for io.k8s.api.core.v1.Sysctl.
+// IoK8sApiCoreV1Sysctl Sysctl defines a kernel parameter to be set
 type IoK8sApiCoreV1Sysctl struct {
-	Name  *string `json:"name,omitempty"`
+	// Name Name of a property to set
+	Name *string `json:"name,omitempty"`
+
+	// Value Value of a property to set
 	Value *string `json:"value,omitempty"`
 }
 
-// IoK8sApiCoreV1TCPSocketAction defines model for io.k8s.api.core.v1.TCPSocketAction.
+// IoK8sApiCoreV1TCPSocketAction TCPSocketAction describes an action based on opening a socket
 type IoK8sApiCoreV1TCPSocketAction struct {
-	Host *string                                    `json:"host,omitempty"`
+	// Host Optional: Host name to connect to, defaults to the pod IP.
+	Host *string `json:"host,omitempty"`
+
+	// Port Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
 	Port *IoK8sApimachineryPkgUtilIntstrIntOrString `json:"port,omitempty"`
 }
 
-// IoK8sApiCoreV1Taint defines model for io.k8s.api.core.v1.Taint.
+// IoK8sApiCoreV1Taint The node this Taint is attached to has the "effect" on any pod that does not tolerate the Taint.
 type IoK8sApiCoreV1Taint struct {
-	Effect    *IoK8sApiCoreV1TaintEffect          `json:"effect,omitempty"`
-	Key       *string                             `json:"key,omitempty"`
+	// Effect Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
+	Effect *IoK8sApiCoreV1TaintEffect `json:"effect,omitempty"`
+
+	// Key Required. The taint key to be applied to a node.
+	Key *string `json:"key,omitempty"`
+
+	// TimeAdded TimeAdded represents the time at which the taint was added.
 	TimeAdded *IoK8sApimachineryPkgApisMetaV1Time `json:"timeAdded,omitempty"`
-	Value     *string                             `json:"value,omitempty"`
+
+	// Value The taint value corresponding to the taint key.
+	Value *string `json:"value,omitempty"`
 }
 
-// IoK8sApiCoreV1TaintEffect defines model for IoK8sApiCoreV1Taint.Effect.
+// IoK8sApiCoreV1TaintEffect Required. The effect of the taint on pods that do not tolerate the taint. Valid effects are NoSchedule, PreferNoSchedule and NoExecute.
 type IoK8sApiCoreV1TaintEffect string
 
-// IoK8sApiCoreV1Toleration defines model for io.k8s.api.core.v1.Toleration.
+// IoK8sApiCoreV1Toleration The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>.
 type IoK8sApiCoreV1Toleration struct {
-	Effect            *string                           `json:"effect,omitempty"`
-	Key               *string                           `json:"key,omitempty"`
-	Operator          *IoK8sApiCoreV1TolerationOperator `json:"operator,omitempty"`
-	TolerationSeconds *int64                            `json:"tolerationSeconds,omitempty"`
-	Value             *string                           `json:"value,omitempty"`
+	// Effect Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute.
+	Effect *string `json:"effect,omitempty"`
+
+	// Key Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys.
+	Key *string `json:"key,omitempty"`
+
+	// Operator Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
+	Operator *IoK8sApiCoreV1TolerationOperator `json:"operator,omitempty"`
+
+	// TolerationSeconds TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system.
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+
+	// Value Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string.
+	Value *string `json:"value,omitempty"`
 }
 
-// IoK8sApiCoreV1TolerationOperator defines model for IoK8sApiCoreV1Toleration.Operator.
+// IoK8sApiCoreV1TolerationOperator Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
 type IoK8sApiCoreV1TolerationOperator string
 
-// IoK8sApiCoreV1TopologySpreadConstraint defines model for io.k8s.api.core.v1.TopologySpreadConstraint.
+// IoK8sApiCoreV1TopologySpreadConstraint TopologySpreadConstraint specifies how to spread matching pods among the given topology.
 type IoK8sApiCoreV1TopologySpreadConstraint struct {
-	LabelSelector      *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"labelSelector,omitempty"`
-	MatchLabelKeys     *[]string                                    `json:"matchLabelKeys,omitempty"`
-	MaxSkew            *int32                                       `json:"maxSkew,omitempty"`
-	MinDomains         *int32                                       `json:"minDomains,omitempty"`
-	NodeAffinityPolicy *string                                      `json:"nodeAffinityPolicy,omitempty"`
-	NodeTaintsPolicy   *string                                      `json:"nodeTaintsPolicy,omitempty"`
-	TopologyKey        *string                                      `json:"topologyKey,omitempty"`
-	WhenUnsatisfiable  *string                                      `json:"whenUnsatisfiable,omitempty"`
+	// LabelSelector LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain.
+	LabelSelector *IoK8sApimachineryPkgApisMetaV1LabelSelector `json:"labelSelector,omitempty"`
+
+	// MatchLabelKeys MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
+	//
+	// This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
+	MatchLabelKeys *[]string `json:"matchLabelKeys,omitempty"`
+
+	// MaxSkew MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1.
+	MaxSkew *int32 `json:"maxSkew,omitempty"`
+
+	// MinDomains MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats "global minimum" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.
+	//
+	// For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2:
+	MinDomains *int32 `json:"minDomains,omitempty"`
+
+	// NodeAffinityPolicy NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
+	//
+	// If this value is nil, the behavior is equivalent to the Honor policy.
+	NodeAffinityPolicy *string `json:"nodeAffinityPolicy,omitempty"`
+
+	// NodeTaintsPolicy NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
+	//
+	// If this value is nil, the behavior is equivalent to the Ignore policy.
+	NodeTaintsPolicy *string `json:"nodeTaintsPolicy,omitempty"`
+
+	// TopologyKey TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field.
+	TopologyKey *string `json:"topologyKey,omitempty"`
+
+	// WhenUnsatisfiable WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
+	//   but giving higher precedence to topologies that would help reduce the
+	//   skew.
+	// A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1:
+	WhenUnsatisfiable *string `json:"whenUnsatisfiable,omitempty"`
 }
 
-// IoK8sApiCoreV1TypedLocalObjectReference defines model for io.k8s.api.core.v1.TypedLocalObjectReference.
+// IoK8sApiCoreV1TypedLocalObjectReference TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.
 type IoK8sApiCoreV1TypedLocalObjectReference struct {
+	// ApiGroup APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
 	ApiGroup *string `json:"apiGroup,omitempty"`
-	Kind     *string `json:"kind,omitempty"`
-	Name     *string `json:"name,omitempty"`
+
+	// Kind Kind is the type of resource being referenced
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name is the name of resource being referenced
+	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1TypedObjectReference defines model for io.k8s.api.core.v1.TypedObjectReference.
+// IoK8sApiCoreV1TypedObjectReference TypedObjectReference contains enough information to let you locate the typed referenced object
 type IoK8sApiCoreV1TypedObjectReference struct {
-	ApiGroup  *string `json:"apiGroup,omitempty"`
-	Kind      *string `json:"kind,omitempty"`
-	Name      *string `json:"name,omitempty"`
+	// ApiGroup APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
+	ApiGroup *string `json:"apiGroup,omitempty"`
+
+	// Kind Kind is the type of resource being referenced
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name is the name of resource being referenced
+	Name *string `json:"name,omitempty"`
+
+	// Namespace Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
 	Namespace *string `json:"namespace,omitempty"`
 }
 
-// IoK8sApiCoreV1Volume defines model for io.k8s.api.core.v1.Volume.
+// IoK8sApiCoreV1Volume Volume represents a named volume in a pod that may be accessed by any container in the pod.
 type IoK8sApiCoreV1Volume struct {
-	AwsElasticBlockStore  *IoK8sApiCoreV1AWSElasticBlockStoreVolumeSource  `json:"awsElasticBlockStore,omitempty"`
-	AzureDisk             *IoK8sApiCoreV1AzureDiskVolumeSource             `json:"azureDisk,omitempty"`
-	AzureFile             *IoK8sApiCoreV1AzureFileVolumeSource             `json:"azureFile,omitempty"`
-	Cephfs                *IoK8sApiCoreV1CephFSVolumeSource                `json:"cephfs,omitempty"`
-	Cinder                *IoK8sApiCoreV1CinderVolumeSource                `json:"cinder,omitempty"`
-	ConfigMap             *IoK8sApiCoreV1ConfigMapVolumeSource             `json:"configMap,omitempty"`
-	Csi                   *IoK8sApiCoreV1CSIVolumeSource                   `json:"csi,omitempty"`
-	DownwardAPI           *IoK8sApiCoreV1DownwardAPIVolumeSource           `json:"downwardAPI,omitempty"`
-	EmptyDir              *IoK8sApiCoreV1EmptyDirVolumeSource              `json:"emptyDir,omitempty"`
-	Ephemeral             *IoK8sApiCoreV1EphemeralVolumeSource             `json:"ephemeral,omitempty"`
-	Fc                    *IoK8sApiCoreV1FCVolumeSource                    `json:"fc,omitempty"`
-	FlexVolume            *IoK8sApiCoreV1FlexVolumeSource                  `json:"flexVolume,omitempty"`
-	Flocker               *IoK8sApiCoreV1FlockerVolumeSource               `json:"flocker,omitempty"`
-	GcePersistentDisk     *IoK8sApiCoreV1GCEPersistentDiskVolumeSource     `json:"gcePersistentDisk,omitempty"`
-	GitRepo               *IoK8sApiCoreV1GitRepoVolumeSource               `json:"gitRepo,omitempty"`
-	Glusterfs             *IoK8sApiCoreV1GlusterfsVolumeSource             `json:"glusterfs,omitempty"`
-	HostPath              *IoK8sApiCoreV1HostPathVolumeSource              `json:"hostPath,omitempty"`
-	Image                 *IoK8sApiCoreV1ImageVolumeSource                 `json:"image,omitempty"`
-	Iscsi                 *IoK8sApiCoreV1ISCSIVolumeSource                 `json:"iscsi,omitempty"`
-	Name                  *string                                          `json:"name,omitempty"`
-	Nfs                   *IoK8sApiCoreV1NFSVolumeSource                   `json:"nfs,omitempty"`
+	// AwsElasticBlockStore awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+	AwsElasticBlockStore *IoK8sApiCoreV1AWSElasticBlockStoreVolumeSource `json:"awsElasticBlockStore,omitempty"`
+
+	// AzureDisk azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
+	AzureDisk *IoK8sApiCoreV1AzureDiskVolumeSource `json:"azureDisk,omitempty"`
+
+	// AzureFile azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
+	AzureFile *IoK8sApiCoreV1AzureFileVolumeSource `json:"azureFile,omitempty"`
+
+	// Cephfs cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
+	Cephfs *IoK8sApiCoreV1CephFSVolumeSource `json:"cephfs,omitempty"`
+
+	// Cinder cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+	Cinder *IoK8sApiCoreV1CinderVolumeSource `json:"cinder,omitempty"`
+
+	// ConfigMap configMap represents a configMap that should populate this volume
+	ConfigMap *IoK8sApiCoreV1ConfigMapVolumeSource `json:"configMap,omitempty"`
+
+	// Csi csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
+	Csi *IoK8sApiCoreV1CSIVolumeSource `json:"csi,omitempty"`
+
+	// DownwardAPI downwardAPI represents downward API about the pod that should populate this volume
+	DownwardAPI *IoK8sApiCoreV1DownwardAPIVolumeSource `json:"downwardAPI,omitempty"`
+
+	// EmptyDir emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
+	EmptyDir *IoK8sApiCoreV1EmptyDirVolumeSource `json:"emptyDir,omitempty"`
+
+	// Ephemeral ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
+	//
+	// Use this if: a) the volume is only needed while the pod runs, b) features of normal volumes like restoring from snapshot or capacity
+	//    tracking are needed,
+	// c) the storage driver is specified through a storage class, and d) the storage driver supports dynamic volume provisioning through
+	//    a PersistentVolumeClaim (see EphemeralVolumeSource for more
+	//    information on the connection between this volume type
+	//    and PersistentVolumeClaim).
+	//
+	// Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that persist for longer than the lifecycle of an individual pod.
+	//
+	// Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to be used that way - see the documentation of the driver for more information.
+	//
+	// A pod can use both types of ephemeral volumes and persistent volumes at the same time.
+	Ephemeral *IoK8sApiCoreV1EphemeralVolumeSource `json:"ephemeral,omitempty"`
+
+	// Fc fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
+	Fc *IoK8sApiCoreV1FCVolumeSource `json:"fc,omitempty"`
+
+	// FlexVolume flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
+	FlexVolume *IoK8sApiCoreV1FlexVolumeSource `json:"flexVolume,omitempty"`
+
+	// Flocker flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
+	Flocker *IoK8sApiCoreV1FlockerVolumeSource `json:"flocker,omitempty"`
+
+	// GcePersistentDisk gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+	GcePersistentDisk *IoK8sApiCoreV1GCEPersistentDiskVolumeSource `json:"gcePersistentDisk,omitempty"`
+
+	// GitRepo gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
+	GitRepo *IoK8sApiCoreV1GitRepoVolumeSource `json:"gitRepo,omitempty"`
+
+	// Glusterfs glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
+	Glusterfs *IoK8sApiCoreV1GlusterfsVolumeSource `json:"glusterfs,omitempty"`
+
+	// HostPath hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+	HostPath *IoK8sApiCoreV1HostPathVolumeSource `json:"hostPath,omitempty"`
+
+	// Image image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
+	//
+	// - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
+	//
+	// The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
+	Image *IoK8sApiCoreV1ImageVolumeSource `json:"image,omitempty"`
+
+	// Iscsi iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
+	Iscsi *IoK8sApiCoreV1ISCSIVolumeSource `json:"iscsi,omitempty"`
+
+	// Name name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+	Name *string `json:"name,omitempty"`
+
+	// Nfs nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+	Nfs *IoK8sApiCoreV1NFSVolumeSource `json:"nfs,omitempty"`
+
+	// PersistentVolumeClaim persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
 	PersistentVolumeClaim *IoK8sApiCoreV1PersistentVolumeClaimVolumeSource `json:"persistentVolumeClaim,omitempty"`
-	PhotonPersistentDisk  *IoK8sApiCoreV1PhotonPersistentDiskVolumeSource  `json:"photonPersistentDisk,omitempty"`
-	PortworxVolume        *IoK8sApiCoreV1PortworxVolumeSource              `json:"portworxVolume,omitempty"`
-	Projected             *IoK8sApiCoreV1ProjectedVolumeSource             `json:"projected,omitempty"`
-	Quobyte               *IoK8sApiCoreV1QuobyteVolumeSource               `json:"quobyte,omitempty"`
-	Rbd                   *IoK8sApiCoreV1RBDVolumeSource                   `json:"rbd,omitempty"`
-	ScaleIO               *IoK8sApiCoreV1ScaleIOVolumeSource               `json:"scaleIO,omitempty"`
-	Secret                *IoK8sApiCoreV1SecretVolumeSource                `json:"secret,omitempty"`
-	Storageos             *IoK8sApiCoreV1StorageOSVolumeSource             `json:"storageos,omitempty"`
-	VsphereVolume         *IoK8sApiCoreV1VsphereVirtualDiskVolumeSource    `json:"vsphereVolume,omitempty"`
+
+	// PhotonPersistentDisk photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
+	PhotonPersistentDisk *IoK8sApiCoreV1PhotonPersistentDiskVolumeSource `json:"photonPersistentDisk,omitempty"`
+
+	// PortworxVolume portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver.
+	PortworxVolume *IoK8sApiCoreV1PortworxVolumeSource `json:"portworxVolume,omitempty"`
+
+	// Projected projected items for all in one resources secrets, configmaps, and downward API
+	Projected *IoK8sApiCoreV1ProjectedVolumeSource `json:"projected,omitempty"`
+
+	// Quobyte quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
+	Quobyte *IoK8sApiCoreV1QuobyteVolumeSource `json:"quobyte,omitempty"`
+
+	// Rbd rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
+	Rbd *IoK8sApiCoreV1RBDVolumeSource `json:"rbd,omitempty"`
+
+	// ScaleIO scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
+	ScaleIO *IoK8sApiCoreV1ScaleIOVolumeSource `json:"scaleIO,omitempty"`
+
+	// Secret secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
+	Secret *IoK8sApiCoreV1SecretVolumeSource `json:"secret,omitempty"`
+
+	// Storageos storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
+	Storageos *IoK8sApiCoreV1StorageOSVolumeSource `json:"storageos,omitempty"`
+
+	// VsphereVolume vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
+	VsphereVolume *IoK8sApiCoreV1VsphereVirtualDiskVolumeSource `json:"vsphereVolume,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeDevice defines model for io.k8s.api.core.v1.VolumeDevice.
+// IoK8sApiCoreV1VolumeDevice volumeDevice describes a mapping of a raw block device within a container.
 type IoK8sApiCoreV1VolumeDevice struct {
+	// DevicePath devicePath is the path inside of the container that the device will be mapped to.
 	DevicePath *string `json:"devicePath,omitempty"`
-	Name       *string `json:"name,omitempty"`
+
+	// Name name must match the name of a persistentVolumeClaim in the pod
+	Name *string `json:"name,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeHealthCondition defines model for io.k8s.api.core.v1.VolumeHealthCondition.
+// IoK8sApiCoreV1VolumeHealthCondition VolumeHealthCondition represents an adverse health condition reported for a volume.
 type IoK8sApiCoreV1VolumeHealthCondition struct {
+	// Message message is a human-readable description. Maximum permitted length of a message is 1024 bytes.
 	Message *string `json:"message,omitempty"`
-	Reason  *string `json:"reason,omitempty"`
-	Status  *string `json:"status,omitempty"`
+
+	// Reason reason is a brief CamelCase machine-parseable reason. Together with status it forms the unique identity of a condition entry. Maximum permitted length of a reason is 256 bytes.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status status is the machine-parseable health category. Possible values: - "Inaccessible": the volume cannot be accessed. - "DataLoss": data loss has been detected on the volume. - "Degraded": the volume is functioning with reduced capability.
+	Status *string `json:"status,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeMount defines model for io.k8s.api.core.v1.VolumeMount.
+// IoK8sApiCoreV1VolumeMount VolumeMount describes a mounting of a Volume within a container.
 type IoK8sApiCoreV1VolumeMount struct {
-	BindMountOptions  *[]string `json:"bindMountOptions,omitempty"`
-	MountPath         *string   `json:"mountPath,omitempty"`
-	MountPropagation  *string   `json:"mountPropagation,omitempty"`
-	Name              *string   `json:"name,omitempty"`
-	ReadOnly          *bool     `json:"readOnly,omitempty"`
-	RecursiveReadOnly *string   `json:"recursiveReadOnly,omitempty"`
-	SubPath           *string   `json:"subPath,omitempty"`
-	SubPathExpr       *string   `json:"subPathExpr,omitempty"`
+	// BindMountOptions bindMountOptions is the list of additional bind mount options to apply when mounting this volume into the container. Allowed values are noexec, nodev, and nosuid. These are Linux mount options and have no effect on Windows nodes. This field is not supported with image volumes. This is an alpha field and requires enabling the VolumeBindMountOptions feature gate.
+	BindMountOptions *[]string `json:"bindMountOptions,omitempty"`
+
+	// MountPath Path within the container at which the volume should be mounted.
+	MountPath *string `json:"mountPath,omitempty"`
+
+	// MountPropagation mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).
+	MountPropagation *string `json:"mountPropagation,omitempty"`
+
+	// Name This must match the Name of a Volume.
+	Name *string `json:"name,omitempty"`
+
+	// ReadOnly Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// RecursiveReadOnly RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
+	//
+	// If ReadOnly is false, this field has no meaning and must be unspecified.
+	//
+	// If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.
+	//
+	// If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).
+	//
+	// If this field is not specified, it is treated as an equivalent of Disabled.
+	RecursiveReadOnly *string `json:"recursiveReadOnly,omitempty"`
+
+	// SubPath Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
+	SubPath *string `json:"subPath,omitempty"`
+
+	// SubPathExpr Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
+	SubPathExpr *string `json:"subPathExpr,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeMountStatus defines model for io.k8s.api.core.v1.VolumeMountStatus.
+// IoK8sApiCoreV1VolumeMountStatus VolumeMountStatus shows status of volume mounts.
 type IoK8sApiCoreV1VolumeMountStatus struct {
-	MountPath         *string                     `json:"mountPath,omitempty"`
-	Name              *string                     `json:"name,omitempty"`
-	ReadOnly          *bool                       `json:"readOnly,omitempty"`
-	RecursiveReadOnly *string                     `json:"recursiveReadOnly,omitempty"`
-	VolumeStatus      *IoK8sApiCoreV1VolumeStatus `json:"volumeStatus,omitempty"`
+	// MountPath MountPath corresponds to the original VolumeMount.
+	MountPath *string `json:"mountPath,omitempty"`
+
+	// Name Name corresponds to the name of the original VolumeMount.
+	Name *string `json:"name,omitempty"`
+
+	// ReadOnly ReadOnly corresponds to the original VolumeMount.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+
+	// RecursiveReadOnly RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result.
+	RecursiveReadOnly *string `json:"recursiveReadOnly,omitempty"`
+
+	// VolumeStatus volumeStatus represents volume-type-specific status about the mounted volume.
+	VolumeStatus *IoK8sApiCoreV1VolumeStatus `json:"volumeStatus,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeProjection defines model for io.k8s.api.core.v1.VolumeProjection.
+// IoK8sApiCoreV1VolumeProjection Projection that may be projected along with other supported volume types. Exactly one of these fields must be set.
 type IoK8sApiCoreV1VolumeProjection struct {
-	ClusterTrustBundle  *IoK8sApiCoreV1ClusterTrustBundleProjection  `json:"clusterTrustBundle,omitempty"`
-	ConfigMap           *IoK8sApiCoreV1ConfigMapProjection           `json:"configMap,omitempty"`
-	DownwardAPI         *IoK8sApiCoreV1DownwardAPIProjection         `json:"downwardAPI,omitempty"`
-	PodCertificate      *IoK8sApiCoreV1PodCertificateProjection      `json:"podCertificate,omitempty"`
-	Secret              *IoK8sApiCoreV1SecretProjection              `json:"secret,omitempty"`
+	// ClusterTrustBundle ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of ClusterTrustBundle objects in an auto-updating file.
+	//
+	// Alpha, gated by the ClusterTrustBundleProjection feature gate.
+	//
+	// ClusterTrustBundle objects can either be selected by name, or by the combination of signer name and a label selector.
+	//
+	// Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time.
+	ClusterTrustBundle *IoK8sApiCoreV1ClusterTrustBundleProjection `json:"clusterTrustBundle,omitempty"`
+
+	// ConfigMap configMap information about the configMap data to project
+	ConfigMap *IoK8sApiCoreV1ConfigMapProjection `json:"configMap,omitempty"`
+
+	// DownwardAPI downwardAPI information about the downwardAPI data to project
+	DownwardAPI *IoK8sApiCoreV1DownwardAPIProjection `json:"downwardAPI,omitempty"`
+
+	// PodCertificate Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
+	//
+	// Kubelet generates a private key and uses it to send a PodCertificateRequest to the named signer.  Once the signer approves the request and issues a certificate chain, Kubelet writes the key and certificate chain to the pod filesystem.  The pod does not start until certificates have been issued for each podCertificate projected volume source in its spec.
+	//
+	// Kubelet will begin trying to rotate the certificate at the time indicated by the signer using the PodCertificateRequest.Status.BeginRefreshAt timestamp.
+	//
+	// Kubelet can write a single file, indicated by the credentialBundlePath field, or separate files, indicated by the keyPath and certificateChainPath fields.
+	//
+	// The credential bundle is a single file in PEM format.  The first PEM entry is the private key (in PKCS#8 format), and the remaining PEM entries are the certificate chain issued by the signer (typically, signers will return their certificate chain in leaf-to-root order).
+	//
+	// Prefer using the credential bundle format, since your application code can read it atomically.  If you use keyPath and certificateChainPath, your application must make two separate file reads. If these coincide with a certificate rotation, it is possible that the private key and leaf certificate you read may not correspond to each other.  Your application will need to check for this condition, and re-read until they are consistent.
+	//
+	// The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues.
+	PodCertificate *IoK8sApiCoreV1PodCertificateProjection `json:"podCertificate,omitempty"`
+
+	// Secret secret information about the secret data to project
+	Secret *IoK8sApiCoreV1SecretProjection `json:"secret,omitempty"`
+
+	// ServiceAccountToken serviceAccountToken is information about the serviceAccountToken data to project
 	ServiceAccountToken *IoK8sApiCoreV1ServiceAccountTokenProjection `json:"serviceAccountToken,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeResourceRequirements defines model for io.k8s.api.core.v1.VolumeResourceRequirements.
+// IoK8sApiCoreV1VolumeResourceRequirements VolumeResourceRequirements describes the storage resource requirements for a volume.
 type IoK8sApiCoreV1VolumeResourceRequirements struct {
-	Limits   *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"limits,omitempty"`
+	// Limits Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+	Limits *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"limits,omitempty"`
+
+	// Requests Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
 	Requests *map[string]IoK8sApimachineryPkgApiResourceQuantity `json:"requests,omitempty"`
 }
 
-// IoK8sApiCoreV1VolumeStatus defines model for io.k8s.api.core.v1.VolumeStatus.
+// IoK8sApiCoreV1VolumeStatus VolumeStatus represents the status of a mounted volume. At most one of its members must be specified.
 type IoK8sApiCoreV1VolumeStatus struct {
+	// Image image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
 	Image *IoK8sApiCoreV1ImageVolumeStatus `json:"image,omitempty"`
 }
 
-// IoK8sApiCoreV1VsphereVirtualDiskVolumeSource defines model for io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource.
+// IoK8sApiCoreV1VsphereVirtualDiskVolumeSource Represents a vSphere volume resource.
 type IoK8sApiCoreV1VsphereVirtualDiskVolumeSource struct {
-	FsType            *string `json:"fsType,omitempty"`
-	StoragePolicyID   *string `json:"storagePolicyID,omitempty"`
+	// FsType fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+	FsType *string `json:"fsType,omitempty"`
+
+	// StoragePolicyID storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
+	StoragePolicyID *string `json:"storagePolicyID,omitempty"`
+
+	// StoragePolicyName storagePolicyName is the storage Policy Based Management (SPBM) profile name.
 	StoragePolicyName *string `json:"storagePolicyName,omitempty"`
-	VolumePath        *string `json:"volumePath,omitempty"`
+
+	// VolumePath volumePath is the path that identifies vSphere volume vmdk
+	VolumePath *string `json:"volumePath,omitempty"`
 }
 
-// IoK8sApiCoreV1WeightedPodAffinityTerm defines model for io.k8s.api.core.v1.WeightedPodAffinityTerm.
+// IoK8sApiCoreV1WeightedPodAffinityTerm The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)
 type IoK8sApiCoreV1WeightedPodAffinityTerm struct {
+	// PodAffinityTerm Required. A pod affinity term, associated with the corresponding weight.
 	PodAffinityTerm *IoK8sApiCoreV1PodAffinityTerm `json:"podAffinityTerm,omitempty"`
-	Weight          *int32                         `json:"weight,omitempty"`
+
+	// Weight weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
+	Weight *int32 `json:"weight,omitempty"`
 }
 
-// IoK8sApiCoreV1WindowsSecurityContextOptions defines model for io.k8s.api.core.v1.WindowsSecurityContextOptions.
+// IoK8sApiCoreV1WindowsSecurityContextOptions WindowsSecurityContextOptions contain Windows-specific options and credentials.
 type IoK8sApiCoreV1WindowsSecurityContextOptions struct {
-	GmsaCredentialSpec     *string `json:"gmsaCredentialSpec,omitempty"`
+	// GmsaCredentialSpec GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
+	GmsaCredentialSpec *string `json:"gmsaCredentialSpec,omitempty"`
+
+	// GmsaCredentialSpecName GMSACredentialSpecName is the name of the GMSA credential spec to use.
 	GmsaCredentialSpecName *string `json:"gmsaCredentialSpecName,omitempty"`
-	HostProcess            *bool   `json:"hostProcess,omitempty"`
-	RunAsUserName          *string `json:"runAsUserName,omitempty"`
+
+	// HostProcess HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
+	HostProcess *bool `json:"hostProcess,omitempty"`
+
+	// RunAsUserName The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
+	RunAsUserName *string `json:"runAsUserName,omitempty"`
 }
 
 // IoK8sApiRbacAuthorizationV1ClusterRole defines model for io.k8s.api.rbac.authorization.v1.ClusterRole.
@@ -2265,27 +4251,46 @@ type IoK8sApimachineryPkgApiResourceQuantity1 = float32
 // IoK8sApimachineryPkgApiResourceQuantity2 defines model for IoK8sApimachineryPkgApiResourceQuantity.2.
 type IoK8sApimachineryPkgApiResourceQuantity2 = string
 
-// IoK8sApimachineryPkgApisMetaV1Condition defines model for io.k8s.apimachinery.pkg.apis.meta.v1.Condition.
+// IoK8sApimachineryPkgApisMetaV1Condition Condition contains details for one aspect of the current state of this API Resource.
 type IoK8sApimachineryPkgApisMetaV1Condition struct {
+	// LastTransitionTime lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.
 	LastTransitionTime *IoK8sApimachineryPkgApisMetaV1Time `json:"lastTransitionTime,omitempty"`
-	Message            *string                             `json:"message,omitempty"`
-	ObservedGeneration *int64                              `json:"observedGeneration,omitempty"`
-	Reason             *string                             `json:"reason,omitempty"`
-	Status             *string                             `json:"status,omitempty"`
-	Type               *string                             `json:"type,omitempty"`
+
+	// Message message is a human readable message indicating details about the transition. This may be an empty string.
+	Message *string `json:"message,omitempty"`
+
+	// ObservedGeneration observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
+
+	// Reason reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.
+	Reason *string `json:"reason,omitempty"`
+
+	// Status status of the condition, one of True, False, Unknown.
+	Status *string `json:"status,omitempty"`
+
+	// Type type of condition in CamelCase or in foo.example.com/CamelCase.
+	Type *string `json:"type,omitempty"`
 }
 
-// IoK8sApimachineryPkgApisMetaV1LabelSelector defines model for io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector.
+// IoK8sApimachineryPkgApisMetaV1LabelSelector A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.
 type IoK8sApimachineryPkgApisMetaV1LabelSelector struct {
+	// MatchExpressions matchExpressions is a list of label selector requirements. The requirements are ANDed.
 	MatchExpressions *[]IoK8sApimachineryPkgApisMetaV1LabelSelectorRequirement `json:"matchExpressions,omitempty"`
-	MatchLabels      *map[string]string                                        `json:"matchLabels,omitempty"`
+
+	// MatchLabels matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.
+	MatchLabels *map[string]string `json:"matchLabels,omitempty"`
 }
 
-// IoK8sApimachineryPkgApisMetaV1LabelSelectorRequirement defines model for io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement.
+// IoK8sApimachineryPkgApisMetaV1LabelSelectorRequirement A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
 type IoK8sApimachineryPkgApisMetaV1LabelSelectorRequirement struct {
-	Key      *string   `json:"key,omitempty"`
-	Operator *string   `json:"operator,omitempty"`
-	Values   *[]string `json:"values,omitempty"`
+	// Key key is the label key that the selector applies to.
+	Key *string `json:"key,omitempty"`
+
+	// Operator operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.
+	Operator *string `json:"operator,omitempty"`
+
+	// Values values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
+	Values *[]string `json:"values,omitempty"`
 }
 
 // IoK8sApimachineryPkgApisMetaV1ListMeta defines model for io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta.
@@ -2294,47 +4299,114 @@ type IoK8sApimachineryPkgApisMetaV1ListMeta struct {
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
 }
 
-// IoK8sApimachineryPkgApisMetaV1ManagedFieldsEntry defines model for io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry.
+// IoK8sApimachineryPkgApisMetaV1ManagedFieldsEntry ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.
 type IoK8sApimachineryPkgApisMetaV1ManagedFieldsEntry struct {
-	ApiVersion  *string                             `json:"apiVersion,omitempty"`
-	FieldsType  *string                             `json:"fieldsType,omitempty"`
-	FieldsV1    *map[string]interface{}             `json:"fieldsV1,omitempty"`
-	Manager     *string                             `json:"manager,omitempty"`
-	Operation   *string                             `json:"operation,omitempty"`
-	Subresource *string                             `json:"subresource,omitempty"`
-	Time        *IoK8sApimachineryPkgApisMetaV1Time `json:"time,omitempty"`
+	// ApiVersion APIVersion defines the version of this resource that this field set applies to. The format is "group/version" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted.
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// FieldsType FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: "FieldsV1"
+	FieldsType *string `json:"fieldsType,omitempty"`
+
+	// FieldsV1 FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.
+	FieldsV1 *map[string]interface{} `json:"fieldsV1,omitempty"`
+
+	// Manager Manager is an identifier of the workflow managing these fields.
+	Manager *string `json:"manager,omitempty"`
+
+	// Operation Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'.
+	Operation *string `json:"operation,omitempty"`
+
+	// Subresource Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource.
+	Subresource *string `json:"subresource,omitempty"`
+
+	// Time Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over.
+	Time *IoK8sApimachineryPkgApisMetaV1Time `json:"time,omitempty"`
 }
 
 // IoK8sApimachineryPkgApisMetaV1MicroTime defines model for io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime.
 type IoK8sApimachineryPkgApisMetaV1MicroTime = time.Time
 
-// IoK8sApimachineryPkgApisMetaV1ObjectMeta defines model for io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta.
+// IoK8sApimachineryPkgApisMetaV1ObjectMeta ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.
 type IoK8sApimachineryPkgApisMetaV1ObjectMeta struct {
-	Annotations                *map[string]string                                  `json:"annotations,omitempty"`
-	CreationTimestamp          *IoK8sApimachineryPkgApisMetaV1Time                 `json:"creationTimestamp,omitempty"`
-	DeletionGracePeriodSeconds *int64                                              `json:"deletionGracePeriodSeconds,omitempty"`
-	DeletionTimestamp          *IoK8sApimachineryPkgApisMetaV1Time                 `json:"deletionTimestamp,omitempty"`
-	Finalizers                 *[]string                                           `json:"finalizers,omitempty"`
-	GenerateName               *string                                             `json:"generateName,omitempty"`
-	Generation                 *int64                                              `json:"generation,omitempty"`
-	Labels                     *map[string]string                                  `json:"labels,omitempty"`
-	ManagedFields              *[]IoK8sApimachineryPkgApisMetaV1ManagedFieldsEntry `json:"managedFields,omitempty"`
-	Name                       *string                                             `json:"name,omitempty"`
-	Namespace                  *string                                             `json:"namespace,omitempty"`
-	OwnerReferences            *[]IoK8sApimachineryPkgApisMetaV1OwnerReference     `json:"ownerReferences,omitempty"`
-	ResourceVersion            *string                                             `json:"resourceVersion,omitempty"`
-	SelfLink                   *string                                             `json:"selfLink,omitempty"`
-	Uid                        *string                                             `json:"uid,omitempty"`
+	// Annotations Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. They are not queryable and should be preserved when modifying objects. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations
+	Annotations *map[string]string `json:"annotations,omitempty"`
+
+	// CreationTimestamp CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.
+	//
+	// Populated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	CreationTimestamp *IoK8sApimachineryPkgApisMetaV1Time `json:"creationTimestamp,omitempty"`
+
+	// DeletionGracePeriodSeconds Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. May only be shortened. Read-only.
+	DeletionGracePeriodSeconds *int64 `json:"deletionGracePeriodSeconds,omitempty"`
+
+	// DeletionTimestamp DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. This field is set by the server when a graceful deletion is requested by the user, and is not directly settable by a client. The resource is expected to be deleted (no longer visible from resource lists, and not reachable by name) after the time in this field, once the finalizers list is empty. As long as the finalizers list contains items, deletion is blocked. Once the deletionTimestamp is set, this value may not be unset or be set further into the future, although it may be shortened or the resource may be deleted prior to this time. For example, a user may request that a pod is deleted in 30 seconds. The Kubelet will react by sending a graceful termination signal to the containers in the pod. After that 30 seconds, the Kubelet will send a hard termination signal (SIGKILL) to the container and after cleanup, remove the pod from the API. In the presence of network partitions, this object may still exist after this timestamp, until an administrator or automated process can determine the resource is fully terminated. If not set, graceful deletion of the object has not been requested.
+	//
+	// Populated by the system when a graceful deletion is requested. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	DeletionTimestamp *IoK8sApimachineryPkgApisMetaV1Time `json:"deletionTimestamp,omitempty"`
+
+	// Finalizers Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list. If the deletionTimestamp of the object is non-nil, entries in this list can only be removed. Finalizers may be processed and removed in any order.  Order is NOT enforced because it introduces significant risk of stuck finalizers. finalizers is a shared field, any actor with permission can reorder it. If the finalizer list is processed in order, then this can lead to a situation in which the component responsible for the first finalizer in the list is waiting for a signal (field value, external system, or other) produced by a component responsible for a finalizer later in the list, resulting in a deadlock. Without enforced ordering finalizers are free to order amongst themselves and are not vulnerable to ordering changes in the list.
+	Finalizers *[]string `json:"finalizers,omitempty"`
+
+	// GenerateName GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.
+	//
+	// If this field is specified and the generated name exists, the server will return a 409.
+	//
+	// Applied only if Name is not specified. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#idempotency
+	GenerateName *string `json:"generateName,omitempty"`
+
+	// Generation A sequence number representing a specific generation of the desired state. Populated by the system. Read-only.
+	Generation *int64 `json:"generation,omitempty"`
+
+	// Labels Map of string keys and values that can be used to organize and categorize (scope and select) objects. May match selectors of replication controllers and services. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels
+	Labels *map[string]string `json:"labels,omitempty"`
+
+	// ManagedFields ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like "ci-cd". The set of fields is always in the version that the workflow used when modifying the object.
+	ManagedFields *[]IoK8sApimachineryPkgApisMetaV1ManagedFieldsEntry `json:"managedFields,omitempty"`
+
+	// Name Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names
+	Name *string `json:"name,omitempty"`
+
+	// Namespace Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the "default" namespace, but "default" is the canonical representation. Not all objects are required to be scoped to a namespace - the value of this field for those objects will be empty.
+	//
+	// Must be a DNS_LABEL. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces
+	Namespace *string `json:"namespace,omitempty"`
+
+	// OwnerReferences List of objects depended by this object. If ALL objects in the list have been deleted, this object will be garbage collected. If this object is managed by a controller, then an entry in this list will point to this controller, with the controller field set to true. There cannot be more than one managing controller.
+	OwnerReferences *[]IoK8sApimachineryPkgApisMetaV1OwnerReference `json:"ownerReferences,omitempty"`
+
+	// ResourceVersion An opaque value that represents the internal version of this object that can be used by clients to determine when objects have changed. May be used for optimistic concurrency, change detection, and the watch operation on a resource or set of resources. Clients must treat these values as opaque and passed unmodified back to the server. They may only be valid for a particular resource or set of resources.
+	//
+	// Populated by the system. Read-only. Value must be treated as opaque by clients and . More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+
+	// SelfLink Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
+	SelfLink *string `json:"selfLink,omitempty"`
+
+	// Uid UID is the unique in time and space value for this object. It is typically generated by the server on successful creation of a resource and is not allowed to change on PUT operations.
+	//
+	// Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
+	Uid *string `json:"uid,omitempty"`
 }
 
-// IoK8sApimachineryPkgApisMetaV1OwnerReference defines model for io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference.
+// IoK8sApimachineryPkgApisMetaV1OwnerReference OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.
 type IoK8sApimachineryPkgApisMetaV1OwnerReference struct {
-	ApiVersion         *string `json:"apiVersion,omitempty"`
-	BlockOwnerDeletion *bool   `json:"blockOwnerDeletion,omitempty"`
-	Controller         *bool   `json:"controller,omitempty"`
-	Kind               *string `json:"kind,omitempty"`
-	Name               *string `json:"name,omitempty"`
-	Uid                *string `json:"uid,omitempty"`
+	// ApiVersion API version of the referent.
+	ApiVersion *string `json:"apiVersion,omitempty"`
+
+	// BlockOwnerDeletion If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed. See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion for how the garbage collector interacts with this field and enforces the foreground deletion. Defaults to false. To set this field, a user needs "delete" permission of the owner, otherwise 422 (Unprocessable Entity) will be returned.
+	BlockOwnerDeletion *bool `json:"blockOwnerDeletion,omitempty"`
+
+	// Controller If true, this reference points to the managing controller.
+	Controller *bool `json:"controller,omitempty"`
+
+	// Kind Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+	Kind *string `json:"kind,omitempty"`
+
+	// Name Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names
+	Name *string `json:"name,omitempty"`
+
+	// Uid UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
+	Uid *string `json:"uid,omitempty"`
 }
 
 // IoK8sApimachineryPkgApisMetaV1Time defines model for io.k8s.apimachinery.pkg.apis.meta.v1.Time.
@@ -2631,32 +4703,10 @@ type ReplaceAppsV1NamespacedReplicaSetParams struct {
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
-// ListAuthenticationV1SelfSubjectReviewParams defines parameters for ListAuthenticationV1SelfSubjectReview.
-type ListAuthenticationV1SelfSubjectReviewParams struct {
-	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
-	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
-	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
-	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
-}
-
 // CreateAuthenticationV1SelfSubjectReviewParams defines parameters for CreateAuthenticationV1SelfSubjectReview.
 type CreateAuthenticationV1SelfSubjectReviewParams struct {
 	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ReplaceAuthenticationV1SelfSubjectReviewParams defines parameters for ReplaceAuthenticationV1SelfSubjectReview.
-type ReplaceAuthenticationV1SelfSubjectReviewParams struct {
-	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
-	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ListAuthenticationV1TokenReviewParams defines parameters for ListAuthenticationV1TokenReview.
-type ListAuthenticationV1TokenReviewParams struct {
-	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
-	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
-	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
-	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
 }
 
 // CreateAuthenticationV1TokenReviewParams defines parameters for CreateAuthenticationV1TokenReview.
@@ -2665,38 +4715,10 @@ type CreateAuthenticationV1TokenReviewParams struct {
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
-// ReplaceAuthenticationV1TokenReviewParams defines parameters for ReplaceAuthenticationV1TokenReview.
-type ReplaceAuthenticationV1TokenReviewParams struct {
-	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
-	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams defines parameters for ListAuthorizationV1NamespacedLocalSubjectAccessReview.
-type ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams struct {
-	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
-	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
-	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
-	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
-}
-
 // CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams defines parameters for CreateAuthorizationV1NamespacedLocalSubjectAccessReview.
 type CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams struct {
 	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams defines parameters for ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview.
-type ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams struct {
-	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
-	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ListAuthorizationV1SelfSubjectAccessReviewParams defines parameters for ListAuthorizationV1SelfSubjectAccessReview.
-type ListAuthorizationV1SelfSubjectAccessReviewParams struct {
-	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
-	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
-	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
-	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
 }
 
 // CreateAuthorizationV1SelfSubjectAccessReviewParams defines parameters for CreateAuthorizationV1SelfSubjectAccessReview.
@@ -2705,48 +4727,14 @@ type CreateAuthorizationV1SelfSubjectAccessReviewParams struct {
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
-// ReplaceAuthorizationV1SelfSubjectAccessReviewParams defines parameters for ReplaceAuthorizationV1SelfSubjectAccessReview.
-type ReplaceAuthorizationV1SelfSubjectAccessReviewParams struct {
-	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
-	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ListAuthorizationV1SelfSubjectRulesReviewParams defines parameters for ListAuthorizationV1SelfSubjectRulesReview.
-type ListAuthorizationV1SelfSubjectRulesReviewParams struct {
-	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
-	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
-	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
-	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
-}
-
 // CreateAuthorizationV1SelfSubjectRulesReviewParams defines parameters for CreateAuthorizationV1SelfSubjectRulesReview.
 type CreateAuthorizationV1SelfSubjectRulesReviewParams struct {
 	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
 
-// ReplaceAuthorizationV1SelfSubjectRulesReviewParams defines parameters for ReplaceAuthorizationV1SelfSubjectRulesReview.
-type ReplaceAuthorizationV1SelfSubjectRulesReviewParams struct {
-	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
-	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ListAuthorizationV1SubjectAccessReviewParams defines parameters for ListAuthorizationV1SubjectAccessReview.
-type ListAuthorizationV1SubjectAccessReviewParams struct {
-	LabelSelector *string `form:"labelSelector,omitempty" json:"labelSelector,omitempty"`
-	FieldSelector *string `form:"fieldSelector,omitempty" json:"fieldSelector,omitempty"`
-	Limit         *int    `form:"limit,omitempty" json:"limit,omitempty"`
-	Continue      *string `form:"continue,omitempty" json:"continue,omitempty"`
-}
-
 // CreateAuthorizationV1SubjectAccessReviewParams defines parameters for CreateAuthorizationV1SubjectAccessReview.
 type CreateAuthorizationV1SubjectAccessReviewParams struct {
-	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
-	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
-}
-
-// ReplaceAuthorizationV1SubjectAccessReviewParams defines parameters for ReplaceAuthorizationV1SubjectAccessReview.
-type ReplaceAuthorizationV1SubjectAccessReviewParams struct {
 	DryRun          *string `form:"dryRun,omitempty" json:"dryRun,omitempty"`
 	FieldValidation *string `form:"fieldValidation,omitempty" json:"fieldValidation,omitempty"`
 }
@@ -2938,38 +4926,20 @@ type ReplaceAppsV1NamespacedReplicaSetJSONRequestBody = IoK8sApiAppsV1ReplicaSet
 // CreateAuthenticationV1SelfSubjectReviewJSONRequestBody defines body for CreateAuthenticationV1SelfSubjectReview for application/json ContentType.
 type CreateAuthenticationV1SelfSubjectReviewJSONRequestBody = IoK8sApiAuthenticationV1SelfSubjectReview
 
-// ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody defines body for ReplaceAuthenticationV1SelfSubjectReview for application/json ContentType.
-type ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody = IoK8sApiAuthenticationV1SelfSubjectReview
-
 // CreateAuthenticationV1TokenReviewJSONRequestBody defines body for CreateAuthenticationV1TokenReview for application/json ContentType.
 type CreateAuthenticationV1TokenReviewJSONRequestBody = IoK8sApiAuthenticationV1TokenReview
-
-// ReplaceAuthenticationV1TokenReviewJSONRequestBody defines body for ReplaceAuthenticationV1TokenReview for application/json ContentType.
-type ReplaceAuthenticationV1TokenReviewJSONRequestBody = IoK8sApiAuthenticationV1TokenReview
 
 // CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody defines body for CreateAuthorizationV1NamespacedLocalSubjectAccessReview for application/json ContentType.
 type CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1LocalSubjectAccessReview
 
-// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody defines body for ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview for application/json ContentType.
-type ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1LocalSubjectAccessReview
-
 // CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody defines body for CreateAuthorizationV1SelfSubjectAccessReview for application/json ContentType.
 type CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectAccessReview
-
-// ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody defines body for ReplaceAuthorizationV1SelfSubjectAccessReview for application/json ContentType.
-type ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectAccessReview
 
 // CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody defines body for CreateAuthorizationV1SelfSubjectRulesReview for application/json ContentType.
 type CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectRulesReview
 
-// ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody defines body for ReplaceAuthorizationV1SelfSubjectRulesReview for application/json ContentType.
-type ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody = IoK8sApiAuthorizationV1SelfSubjectRulesReview
-
 // CreateAuthorizationV1SubjectAccessReviewJSONRequestBody defines body for CreateAuthorizationV1SubjectAccessReview for application/json ContentType.
 type CreateAuthorizationV1SubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SubjectAccessReview
-
-// ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody defines body for ReplaceAuthorizationV1SubjectAccessReview for application/json ContentType.
-type ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody = IoK8sApiAuthorizationV1SubjectAccessReview
 
 // CreateCoordinationV1NamespacedLeaseJSONRequestBody defines body for CreateCoordinationV1NamespacedLease for application/json ContentType.
 type CreateCoordinationV1NamespacedLeaseJSONRequestBody = IoK8sApiCoordinationV1Lease
@@ -3575,9 +5545,6 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	ReplaceAppsV1NamespacedReplicaSet(ctx context.Context, namespace string, name string, params *ReplaceAppsV1NamespacedReplicaSetParams, body ReplaceAppsV1NamespacedReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
-	ListAuthenticationV1SelfSubjectReview(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// CreateAuthenticationV1SelfSubjectReviewWithBody performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
 	// with any type of body and a specified content type.
 	CreateAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3585,23 +5552,6 @@ type ClientInterface interface {
 	// CreateAuthenticationV1SelfSubjectReview performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request.
 	// Takes a body of the `application/json` content type.
 	CreateAuthenticationV1SelfSubjectReview(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// DeleteAuthenticationV1SelfSubjectReview performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
-	DeleteAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReadAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
-	ReadAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthenticationV1SelfSubjectReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
-	// with any type of body and a specified content type.
-	ReplaceAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthenticationV1SelfSubjectReview performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
-	// Takes a body of the `application/json` content type.
-	ReplaceAuthenticationV1SelfSubjectReview(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ListAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
-	ListAuthenticationV1TokenReview(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateAuthenticationV1TokenReviewWithBody performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
 	// with any type of body and a specified content type.
@@ -3611,23 +5561,6 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	CreateAuthenticationV1TokenReview(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteAuthenticationV1TokenReview performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
-	DeleteAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReadAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
-	ReadAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthenticationV1TokenReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
-	// with any type of body and a specified content type.
-	ReplaceAuthenticationV1TokenReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthenticationV1TokenReview performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
-	// Takes a body of the `application/json` content type.
-	ReplaceAuthenticationV1TokenReview(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ListAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	ListAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
 	// with any type of body and a specified content type.
 	CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3635,23 +5568,6 @@ type ClientInterface interface {
 	// CreateAuthorizationV1NamespacedLocalSubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
 	// Takes a body of the `application/json` content type.
 	CreateAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// DeleteAuthorizationV1NamespacedLocalSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	DeleteAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReadAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	ReadAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
-	// with any type of body and a specified content type.
-	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	// Takes a body of the `application/json` content type.
-	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ListAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	ListAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateAuthorizationV1SelfSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
 	// with any type of body and a specified content type.
@@ -3661,23 +5577,6 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	CreateAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteAuthorizationV1SelfSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	DeleteAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReadAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	ReadAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
-	// with any type of body and a specified content type.
-	ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1SelfSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	// Takes a body of the `application/json` content type.
-	ReplaceAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ListAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	ListAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// CreateAuthorizationV1SelfSubjectRulesReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
 	// with any type of body and a specified content type.
 	CreateAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3686,23 +5585,6 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	CreateAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteAuthorizationV1SelfSubjectRulesReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	DeleteAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReadAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	ReadAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
-	// with any type of body and a specified content type.
-	ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1SelfSubjectRulesReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	// Takes a body of the `application/json` content type.
-	ReplaceAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ListAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
-	ListAuthorizationV1SubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
-
 	// CreateAuthorizationV1SubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
 	// with any type of body and a specified content type.
 	CreateAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3710,20 +5592,6 @@ type ClientInterface interface {
 	// CreateAuthorizationV1SubjectAccessReview performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request.
 	// Takes a body of the `application/json` content type.
 	CreateAuthorizationV1SubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// DeleteAuthorizationV1SubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
-	DeleteAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReadAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
-	ReadAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1SubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
-	// with any type of body and a specified content type.
-	ReplaceAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
-
-	// ReplaceAuthorizationV1SubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
-	// Takes a body of the `application/json` content type.
-	ReplaceAuthorizationV1SubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCoordinationV1NamespacedLease performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
 	ListCoordinationV1NamespacedLease(ctx context.Context, namespace string, params *ListCoordinationV1NamespacedLeaseParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5181,19 +7049,6 @@ func (c *Client) ReplaceAppsV1NamespacedReplicaSet(ctx context.Context, namespac
 	return c.Client.Do(req)
 }
 
-// ListAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
-func (c *Client) ListAuthenticationV1SelfSubjectReview(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAuthenticationV1SelfSubjectReviewRequest(c.Server, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
 // CreateAuthenticationV1SelfSubjectReviewWithBody performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
 // with any type of body and a specified content type.
 func (c *Client) CreateAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5212,73 +7067,6 @@ func (c *Client) CreateAuthenticationV1SelfSubjectReviewWithBody(ctx context.Con
 // Takes a body of the `application/json` content type.
 func (c *Client) CreateAuthenticationV1SelfSubjectReview(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateAuthenticationV1SelfSubjectReviewRequest(c.Server, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// DeleteAuthenticationV1SelfSubjectReview performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
-func (c *Client) DeleteAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteAuthenticationV1SelfSubjectReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReadAuthenticationV1SelfSubjectReview performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
-func (c *Client) ReadAuthenticationV1SelfSubjectReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadAuthenticationV1SelfSubjectReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthenticationV1SelfSubjectReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
-// with any type of body and a specified content type.
-func (c *Client) ReplaceAuthenticationV1SelfSubjectReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody(c.Server, name, params, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthenticationV1SelfSubjectReview performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
-// Takes a body of the `application/json` content type.
-func (c *Client) ReplaceAuthenticationV1SelfSubjectReview(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthenticationV1SelfSubjectReviewRequest(c.Server, name, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ListAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
-func (c *Client) ListAuthenticationV1TokenReview(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAuthenticationV1TokenReviewRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5317,73 +7105,6 @@ func (c *Client) CreateAuthenticationV1TokenReview(ctx context.Context, params *
 	return c.Client.Do(req)
 }
 
-// DeleteAuthenticationV1TokenReview performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
-func (c *Client) DeleteAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteAuthenticationV1TokenReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReadAuthenticationV1TokenReview performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
-func (c *Client) ReadAuthenticationV1TokenReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadAuthenticationV1TokenReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthenticationV1TokenReviewWithBody performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
-// with any type of body and a specified content type.
-func (c *Client) ReplaceAuthenticationV1TokenReviewWithBody(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthenticationV1TokenReviewRequestWithBody(c.Server, name, params, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthenticationV1TokenReview performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
-// Takes a body of the `application/json` content type.
-func (c *Client) ReplaceAuthenticationV1TokenReview(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthenticationV1TokenReviewRequest(c.Server, name, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ListAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-func (c *Client) ListAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
 // CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
 // with any type of body and a specified content type.
 func (c *Client) CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5402,73 +7123,6 @@ func (c *Client) CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody
 // Takes a body of the `application/json` content type.
 func (c *Client) CreateAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// DeleteAuthorizationV1NamespacedLocalSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-func (c *Client) DeleteAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReadAuthorizationV1NamespacedLocalSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-func (c *Client) ReadAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
-// with any type of body and a specified content type.
-func (c *Client) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(c.Server, namespace, name, params, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-// Takes a body of the `application/json` content type.
-func (c *Client) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(c.Server, namespace, name, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ListAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
-func (c *Client) ListAuthorizationV1SelfSubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5507,73 +7161,6 @@ func (c *Client) CreateAuthorizationV1SelfSubjectAccessReview(ctx context.Contex
 	return c.Client.Do(req)
 }
 
-// DeleteAuthorizationV1SelfSubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
-func (c *Client) DeleteAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReadAuthorizationV1SelfSubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
-func (c *Client) ReadAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
-// with any type of body and a specified content type.
-func (c *Client) ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody(c.Server, name, params, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1SelfSubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
-// Takes a body of the `application/json` content type.
-func (c *Client) ReplaceAuthorizationV1SelfSubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1SelfSubjectAccessReviewRequest(c.Server, name, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ListAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
-func (c *Client) ListAuthorizationV1SelfSubjectRulesReview(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
 // CreateAuthorizationV1SelfSubjectRulesReviewWithBody performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
 // with any type of body and a specified content type.
 func (c *Client) CreateAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5602,73 +7189,6 @@ func (c *Client) CreateAuthorizationV1SelfSubjectRulesReview(ctx context.Context
 	return c.Client.Do(req)
 }
 
-// DeleteAuthorizationV1SelfSubjectRulesReview performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
-func (c *Client) DeleteAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReadAuthorizationV1SelfSubjectRulesReview performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
-func (c *Client) ReadAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
-// with any type of body and a specified content type.
-func (c *Client) ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody(c.Server, name, params, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1SelfSubjectRulesReview performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
-// Takes a body of the `application/json` content type.
-func (c *Client) ReplaceAuthorizationV1SelfSubjectRulesReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1SelfSubjectRulesReviewRequest(c.Server, name, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ListAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
-func (c *Client) ListAuthorizationV1SubjectAccessReview(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListAuthorizationV1SubjectAccessReviewRequest(c.Server, params)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
 // CreateAuthorizationV1SubjectAccessReviewWithBody performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
 // with any type of body and a specified content type.
 func (c *Client) CreateAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5687,60 +7207,6 @@ func (c *Client) CreateAuthorizationV1SubjectAccessReviewWithBody(ctx context.Co
 // Takes a body of the `application/json` content type.
 func (c *Client) CreateAuthorizationV1SubjectAccessReview(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateAuthorizationV1SubjectAccessReviewRequest(c.Server, params, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// DeleteAuthorizationV1SubjectAccessReview performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
-func (c *Client) DeleteAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteAuthorizationV1SubjectAccessReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReadAuthorizationV1SubjectAccessReview performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
-func (c *Client) ReadAuthorizationV1SubjectAccessReview(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReadAuthorizationV1SubjectAccessReviewRequest(c.Server, name)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1SubjectAccessReviewWithBody performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
-// with any type of body and a specified content type.
-func (c *Client) ReplaceAuthorizationV1SubjectAccessReviewWithBody(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody(c.Server, name, params, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	req = req.WithContext(ctx)
-	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
-		return nil, err
-	}
-	return c.Client.Do(req)
-}
-
-// ReplaceAuthorizationV1SubjectAccessReview performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
-// Takes a body of the `application/json` content type.
-func (c *Client) ReplaceAuthorizationV1SubjectAccessReview(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplaceAuthorizationV1SubjectAccessReviewRequest(c.Server, name, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11063,96 +12529,6 @@ func NewReplaceAppsV1NamespacedReplicaSetRequestWithBody(server string, namespac
 	return req, nil
 }
 
-// NewListAuthenticationV1SelfSubjectReviewRequest constructs an http.Request for the ListAuthenticationV1SelfSubjectReview method
-func NewListAuthenticationV1SelfSubjectReviewRequest(server string, params *ListAuthenticationV1SelfSubjectReviewParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.LabelSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Continue != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
 // NewCreateAuthenticationV1SelfSubjectReviewRequest calls the generic CreateAuthenticationV1SelfSubjectReview builder with application/json body
 func NewCreateAuthenticationV1SelfSubjectReviewRequest(server string, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11232,250 +12608,6 @@ func NewCreateAuthenticationV1SelfSubjectReviewRequestWithBody(server string, pa
 	return req, nil
 }
 
-// NewDeleteAuthenticationV1SelfSubjectReviewRequest constructs an http.Request for the DeleteAuthenticationV1SelfSubjectReview method
-func NewDeleteAuthenticationV1SelfSubjectReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReadAuthenticationV1SelfSubjectReviewRequest constructs an http.Request for the ReadAuthenticationV1SelfSubjectReview method
-func NewReadAuthenticationV1SelfSubjectReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReplaceAuthenticationV1SelfSubjectReviewRequest calls the generic ReplaceAuthenticationV1SelfSubjectReview builder with application/json body
-func NewReplaceAuthenticationV1SelfSubjectReviewRequest(server string, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	buf, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = bytes.NewReader(buf)
-	return NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody(server, name, params, "application/json", bodyReader)
-}
-
-// NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody constructs an http.Request for the ReplaceAuthenticationV1SelfSubjectReview method, with any body, and a specified content type
-func NewReplaceAuthenticationV1SelfSubjectReviewRequestWithBody(server string, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/selfsubjectreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.DryRun != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldValidation != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewListAuthenticationV1TokenReviewRequest constructs an http.Request for the ListAuthenticationV1TokenReview method
-func NewListAuthenticationV1TokenReviewRequest(server string, params *ListAuthenticationV1TokenReviewParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.LabelSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Continue != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
 // NewCreateAuthenticationV1TokenReviewRequest calls the generic CreateAuthenticationV1TokenReview builder with application/json body
 func NewCreateAuthenticationV1TokenReviewRequest(server string, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11551,257 +12683,6 @@ func NewCreateAuthenticationV1TokenReviewRequestWithBody(server string, params *
 	}
 
 	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewDeleteAuthenticationV1TokenReviewRequest constructs an http.Request for the DeleteAuthenticationV1TokenReview method
-func NewDeleteAuthenticationV1TokenReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReadAuthenticationV1TokenReviewRequest constructs an http.Request for the ReadAuthenticationV1TokenReview method
-func NewReadAuthenticationV1TokenReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReplaceAuthenticationV1TokenReviewRequest calls the generic ReplaceAuthenticationV1TokenReview builder with application/json body
-func NewReplaceAuthenticationV1TokenReviewRequest(server string, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	buf, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = bytes.NewReader(buf)
-	return NewReplaceAuthenticationV1TokenReviewRequestWithBody(server, name, params, "application/json", bodyReader)
-}
-
-// NewReplaceAuthenticationV1TokenReviewRequestWithBody constructs an http.Request for the ReplaceAuthenticationV1TokenReview method, with any body, and a specified content type
-func NewReplaceAuthenticationV1TokenReviewRequestWithBody(server string, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authentication.k8s.io/v1/tokenreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.DryRun != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldValidation != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewListAuthorizationV1NamespacedLocalSubjectAccessReviewRequest constructs an http.Request for the ListAuthorizationV1NamespacedLocalSubjectAccessReview method
-func NewListAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.LabelSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Continue != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
 
 	return req, nil
 }
@@ -11892,271 +12773,6 @@ func NewCreateAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(s
 	return req, nil
 }
 
-// NewDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewRequest constructs an http.Request for the DeleteAuthorizationV1NamespacedLocalSubjectAccessReview method
-func NewDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam1 string
-
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews/%s", pathParam0, pathParam1)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReadAuthorizationV1NamespacedLocalSubjectAccessReviewRequest constructs an http.Request for the ReadAuthorizationV1NamespacedLocalSubjectAccessReview method
-func NewReadAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam1 string
-
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews/%s", pathParam0, pathParam1)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequest calls the generic ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview builder with application/json body
-func NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequest(server string, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	buf, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = bytes.NewReader(buf)
-	return NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(server, namespace, name, params, "application/json", bodyReader)
-}
-
-// NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview method, with any body, and a specified content type
-func NewReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewRequestWithBody(server string, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "namespace", namespace, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	var pathParam1 string
-
-	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/namespaces/%s/localsubjectaccessreviews/%s", pathParam0, pathParam1)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.DryRun != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldValidation != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewListAuthorizationV1SelfSubjectAccessReviewRequest constructs an http.Request for the ListAuthorizationV1SelfSubjectAccessReview method
-func NewListAuthorizationV1SelfSubjectAccessReviewRequest(server string, params *ListAuthorizationV1SelfSubjectAccessReviewParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.LabelSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Continue != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
 // NewCreateAuthorizationV1SelfSubjectAccessReviewRequest calls the generic CreateAuthorizationV1SelfSubjectAccessReview builder with application/json body
 func NewCreateAuthorizationV1SelfSubjectAccessReviewRequest(server string, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -12232,250 +12848,6 @@ func NewCreateAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server strin
 	}
 
 	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewDeleteAuthorizationV1SelfSubjectAccessReviewRequest constructs an http.Request for the DeleteAuthorizationV1SelfSubjectAccessReview method
-func NewDeleteAuthorizationV1SelfSubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReadAuthorizationV1SelfSubjectAccessReviewRequest constructs an http.Request for the ReadAuthorizationV1SelfSubjectAccessReview method
-func NewReadAuthorizationV1SelfSubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReplaceAuthorizationV1SelfSubjectAccessReviewRequest calls the generic ReplaceAuthorizationV1SelfSubjectAccessReview builder with application/json body
-func NewReplaceAuthorizationV1SelfSubjectAccessReviewRequest(server string, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	buf, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = bytes.NewReader(buf)
-	return NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server, name, params, "application/json", bodyReader)
-}
-
-// NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1SelfSubjectAccessReview method, with any body, and a specified content type
-func NewReplaceAuthorizationV1SelfSubjectAccessReviewRequestWithBody(server string, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.DryRun != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldValidation != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewListAuthorizationV1SelfSubjectRulesReviewRequest constructs an http.Request for the ListAuthorizationV1SelfSubjectRulesReview method
-func NewListAuthorizationV1SelfSubjectRulesReviewRequest(server string, params *ListAuthorizationV1SelfSubjectRulesReviewParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.LabelSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Continue != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
 
 	return req, nil
 }
@@ -12559,250 +12931,6 @@ func NewCreateAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server string
 	return req, nil
 }
 
-// NewDeleteAuthorizationV1SelfSubjectRulesReviewRequest constructs an http.Request for the DeleteAuthorizationV1SelfSubjectRulesReview method
-func NewDeleteAuthorizationV1SelfSubjectRulesReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReadAuthorizationV1SelfSubjectRulesReviewRequest constructs an http.Request for the ReadAuthorizationV1SelfSubjectRulesReview method
-func NewReadAuthorizationV1SelfSubjectRulesReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReplaceAuthorizationV1SelfSubjectRulesReviewRequest calls the generic ReplaceAuthorizationV1SelfSubjectRulesReview builder with application/json body
-func NewReplaceAuthorizationV1SelfSubjectRulesReviewRequest(server string, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	buf, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = bytes.NewReader(buf)
-	return NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server, name, params, "application/json", bodyReader)
-}
-
-// NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1SelfSubjectRulesReview method, with any body, and a specified content type
-func NewReplaceAuthorizationV1SelfSubjectRulesReviewRequestWithBody(server string, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.DryRun != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldValidation != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewListAuthorizationV1SubjectAccessReviewRequest constructs an http.Request for the ListAuthorizationV1SubjectAccessReview method
-func NewListAuthorizationV1SubjectAccessReviewRequest(server string, params *ListAuthorizationV1SubjectAccessReviewParams) (*http.Request, error) {
-	var err error
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews")
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.LabelSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "labelSelector", *params.LabelSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldSelector != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldSelector", *params.FieldSelector, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Limit != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.Continue != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "continue", *params.Continue, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
 // NewCreateAuthorizationV1SubjectAccessReviewRequest calls the generic CreateAuthorizationV1SubjectAccessReview builder with application/json body
 func NewCreateAuthorizationV1SubjectAccessReviewRequest(server string, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -12873,160 +13001,6 @@ func NewCreateAuthorizationV1SubjectAccessReviewRequestWithBody(server string, p
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
-	if err != nil {
-		return nil, err
-	}
-
-	req.Header.Add("Content-Type", contentType)
-
-	return req, nil
-}
-
-// NewDeleteAuthorizationV1SubjectAccessReviewRequest constructs an http.Request for the DeleteAuthorizationV1SubjectAccessReview method
-func NewDeleteAuthorizationV1SubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReadAuthorizationV1SubjectAccessReviewRequest constructs an http.Request for the ReadAuthorizationV1SubjectAccessReview method
-func NewReadAuthorizationV1SubjectAccessReviewRequest(server string, name string) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-
-	return req, nil
-}
-
-// NewReplaceAuthorizationV1SubjectAccessReviewRequest calls the generic ReplaceAuthorizationV1SubjectAccessReview builder with application/json body
-func NewReplaceAuthorizationV1SubjectAccessReviewRequest(server string, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody) (*http.Request, error) {
-	var bodyReader io.Reader
-	buf, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	bodyReader = bytes.NewReader(buf)
-	return NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody(server, name, params, "application/json", bodyReader)
-}
-
-// NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody constructs an http.Request for the ReplaceAuthorizationV1SubjectAccessReview method, with any body, and a specified content type
-func NewReplaceAuthorizationV1SubjectAccessReviewRequestWithBody(server string, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader) (*http.Request, error) {
-	var err error
-
-	var pathParam0 string
-
-	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
-	if err != nil {
-		return nil, err
-	}
-
-	serverURL, err := url.Parse(server)
-	if err != nil {
-		return nil, err
-	}
-
-	operationPath := fmt.Sprintf("/apis/authorization.k8s.io/v1/subjectaccessreviews/%s", pathParam0)
-	if operationPath[0] == '/' {
-		operationPath = "." + operationPath
-	}
-
-	queryURL, err := serverURL.Parse(operationPath)
-	if err != nil {
-		return nil, err
-	}
-
-	if params != nil {
-		// queryValues collects non-styled parameters (passthrough, JSON)
-		// that are safe to round-trip through url.Values.Encode().
-		queryValues := queryURL.Query()
-		// rawQueryFragments collects pre-encoded query fragments from
-		// styled parameters, preserving literal commas as delimiters
-		// per the OpenAPI spec (e.g. "color=blue,black,brown").
-		var rawQueryFragments []string
-
-		if params.DryRun != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dryRun", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.FieldValidation != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fieldValidation", *params.FieldValidation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if encoded := queryValues.Encode(); encoded != "" {
-			rawQueryFragments = append(rawQueryFragments, encoded)
-		}
-		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
-	}
-
-	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -15290,11 +15264,6 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	ReplaceAppsV1NamespacedReplicaSetWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAppsV1NamespacedReplicaSetParams, body ReplaceAppsV1NamespacedReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAppsV1NamespacedReplicaSetResponse, error)
 
-	// ListAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ListAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1SelfSubjectReviewResponse, error)
-
 	// CreateAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
 	// with any type of body and a specified content type.
 	//
@@ -15304,31 +15273,6 @@ type ClientWithResponsesInterface interface {
 	// CreateAuthenticationV1SelfSubjectReviewWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	CreateAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *CreateAuthenticationV1SelfSubjectReviewParams, body CreateAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1SelfSubjectReviewResponse, error)
-
-	// DeleteAuthenticationV1SelfSubjectReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	DeleteAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1SelfSubjectReviewResponse, error)
-
-	// ReadAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReadAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1SelfSubjectReviewResponse, error)
-
-	// ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
-	// with any type of body and a specified content type.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error)
-
-	// ReplaceAuthenticationV1SelfSubjectReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
-	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-	ReplaceAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error)
-
-	// ListAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ListAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1TokenReviewResponse, error)
 
 	// CreateAuthenticationV1TokenReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
 	// with any type of body and a specified content type.
@@ -15340,31 +15284,6 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	CreateAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *CreateAuthenticationV1TokenReviewParams, body CreateAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthenticationV1TokenReviewResponse, error)
 
-	// DeleteAuthenticationV1TokenReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	DeleteAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1TokenReviewResponse, error)
-
-	// ReadAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReadAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1TokenReviewResponse, error)
-
-	// ReplaceAuthenticationV1TokenReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
-	// with any type of body and a specified content type.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReplaceAuthenticationV1TokenReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error)
-
-	// ReplaceAuthenticationV1TokenReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
-	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-	ReplaceAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error)
-
-	// ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
-
 	// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
 	// with any type of body and a specified content type.
 	//
@@ -15374,31 +15293,6 @@ type ClientWithResponsesInterface interface {
 	// CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *CreateAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body CreateAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
-
-	// DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
-
-	// ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
-
-	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
-	// with any type of body and a specified content type.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
-
-	// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error)
-
-	// ListAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ListAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectAccessReviewResponse, error)
 
 	// CreateAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
 	// with any type of body and a specified content type.
@@ -15410,31 +15304,6 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	CreateAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectAccessReviewParams, body CreateAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectAccessReviewResponse, error)
 
-	// DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectAccessReviewResponse, error)
-
-	// ReadAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReadAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectAccessReviewResponse, error)
-
-	// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
-	// with any type of body and a specified content type.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error)
-
-	// ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
-	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error)
-
-	// ListAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ListAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectRulesReviewResponse, error)
-
 	// CreateAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
 	// with any type of body and a specified content type.
 	//
@@ -15445,31 +15314,6 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	CreateAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SelfSubjectRulesReviewParams, body CreateAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error)
 
-	// DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectRulesReviewResponse, error)
-
-	// ReadAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReadAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectRulesReviewResponse, error)
-
-	// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
-	// with any type of body and a specified content type.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error)
-
-	// ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
-	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error)
-
-	// ListAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ListAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SubjectAccessReviewResponse, error)
-
 	// CreateAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
 	// with any type of body and a specified content type.
 	//
@@ -15479,26 +15323,6 @@ type ClientWithResponsesInterface interface {
 	// CreateAuthorizationV1SubjectAccessReviewWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request.
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	CreateAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *CreateAuthorizationV1SubjectAccessReviewParams, body CreateAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAuthorizationV1SubjectAccessReviewResponse, error)
-
-	// DeleteAuthorizationV1SubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	DeleteAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SubjectAccessReviewResponse, error)
-
-	// ReadAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReadAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SubjectAccessReviewResponse, error)
-
-	// ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
-	// with any type of body and a specified content type.
-	//
-	// Returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error)
-
-	// ReplaceAuthorizationV1SubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
-	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-	ReplaceAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error)
 
 	// ListCoordinationV1NamespacedLeaseWithResponse performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
 	//
@@ -18546,47 +18370,6 @@ func (r ReplaceAppsV1NamespacedReplicaSetResponse) ContentType() string {
 	return ""
 }
 
-type ListAuthenticationV1SelfSubjectReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReviewList
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReviewList {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ListAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ListAuthenticationV1SelfSubjectReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ListAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 type CreateAuthenticationV1SelfSubjectReviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18622,170 +18405,6 @@ func (r CreateAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type DeleteAuthenticationV1SelfSubjectReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r DeleteAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r DeleteAuthenticationV1SelfSubjectReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r DeleteAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r DeleteAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReadAuthenticationV1SelfSubjectReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReadAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReadAuthenticationV1SelfSubjectReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReadAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReadAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReplaceAuthenticationV1SelfSubjectReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1SelfSubjectReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1SelfSubjectReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReplaceAuthenticationV1SelfSubjectReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ListAuthenticationV1TokenReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1TokenReviewList
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReviewList {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ListAuthenticationV1TokenReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ListAuthenticationV1TokenReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ListAuthenticationV1TokenReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAuthenticationV1TokenReviewResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18833,170 +18452,6 @@ func (r CreateAuthenticationV1TokenReviewResponse) ContentType() string {
 	return ""
 }
 
-type DeleteAuthenticationV1TokenReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1TokenReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r DeleteAuthenticationV1TokenReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r DeleteAuthenticationV1TokenReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r DeleteAuthenticationV1TokenReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r DeleteAuthenticationV1TokenReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReadAuthenticationV1TokenReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1TokenReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReadAuthenticationV1TokenReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReadAuthenticationV1TokenReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReadAuthenticationV1TokenReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReadAuthenticationV1TokenReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReplaceAuthenticationV1TokenReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthenticationV1TokenReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReplaceAuthenticationV1TokenReviewResponse) GetJSON200() *IoK8sApiAuthenticationV1TokenReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReplaceAuthenticationV1TokenReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReplaceAuthenticationV1TokenReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReplaceAuthenticationV1TokenReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReplaceAuthenticationV1TokenReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReviewList
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReviewList {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 type CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19032,170 +18487,6 @@ func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusC
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1LocalSubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1LocalSubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ListAuthorizationV1SelfSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReviewList
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReviewList {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19243,170 +18534,6 @@ func (r CreateAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() stri
 	return ""
 }
 
-type DeleteAuthorizationV1SelfSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r DeleteAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReadAuthorizationV1SelfSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReadAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReplaceAuthorizationV1SelfSubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReplaceAuthorizationV1SelfSubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ListAuthorizationV1SelfSubjectRulesReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReviewList
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReviewList {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 type CreateAuthorizationV1SelfSubjectRulesReviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19448,170 +18575,6 @@ func (r CreateAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() strin
 	return ""
 }
 
-type DeleteAuthorizationV1SelfSubjectRulesReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r DeleteAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReadAuthorizationV1SelfSubjectRulesReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReadAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReplaceAuthorizationV1SelfSubjectRulesReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SelfSubjectRulesReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SelfSubjectRulesReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReplaceAuthorizationV1SelfSubjectRulesReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ListAuthorizationV1SubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReviewList
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReviewList {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ListAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ListAuthorizationV1SubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ListAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ListAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
 type CreateAuthorizationV1SubjectAccessReviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19647,129 +18610,6 @@ func (r CreateAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type DeleteAuthorizationV1SubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DeleteAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r DeleteAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r DeleteAuthorizationV1SubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r DeleteAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r DeleteAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReadAuthorizationV1SubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReadAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReadAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReadAuthorizationV1SubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReadAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReadAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Header.Get("Content-Type")
-	}
-	return ""
-}
-
-type ReplaceAuthorizationV1SubjectAccessReviewResponse struct {
-	Body         []byte
-	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *IoK8sApiAuthorizationV1SubjectAccessReview
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) GetJSON200() *IoK8sApiAuthorizationV1SubjectAccessReview {
-	return r.JSON200
-}
-
-// GetBody returns the raw response body bytes
-func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) GetBody() []byte {
-	return r.Body
-}
-
-// Status returns HTTPResponse.Status
-func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) Status() string {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.Status
-	}
-	return http.StatusText(0)
-}
-
-// StatusCode returns HTTPResponse.StatusCode
-func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) StatusCode() int {
-	if r.HTTPResponse != nil {
-		return r.HTTPResponse.StatusCode
-	}
-	return 0
-}
-
-// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r ReplaceAuthorizationV1SubjectAccessReviewResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21879,17 +20719,6 @@ func (c *ClientWithResponses) ReplaceAppsV1NamespacedReplicaSetWithResponse(ctx 
 	return ParseReplaceAppsV1NamespacedReplicaSetResponse(rsp)
 }
 
-// ListAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews (the `ListAuthenticationV1SelfSubjectReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ListAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, params *ListAuthenticationV1SelfSubjectReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1SelfSubjectReviewResponse, error) {
-	rsp, err := c.ListAuthenticationV1SelfSubjectReview(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseListAuthenticationV1SelfSubjectReviewResponse(rsp)
-}
-
 // CreateAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/selfsubjectreviews (the `CreateAuthenticationV1SelfSubjectReview` operationId) request,
 // with any type of body and a specified content type.
 //
@@ -21910,61 +20739,6 @@ func (c *ClientWithResponses) CreateAuthenticationV1SelfSubjectReviewWithRespons
 		return nil, err
 	}
 	return ParseCreateAuthenticationV1SelfSubjectReviewResponse(rsp)
-}
-
-// DeleteAuthenticationV1SelfSubjectReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `DeleteAuthenticationV1SelfSubjectReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) DeleteAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1SelfSubjectReviewResponse, error) {
-	rsp, err := c.DeleteAuthenticationV1SelfSubjectReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDeleteAuthenticationV1SelfSubjectReviewResponse(rsp)
-}
-
-// ReadAuthenticationV1SelfSubjectReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReadAuthenticationV1SelfSubjectReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReadAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1SelfSubjectReviewResponse, error) {
-	rsp, err := c.ReadAuthenticationV1SelfSubjectReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReadAuthenticationV1SelfSubjectReviewResponse(rsp)
-}
-
-// ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request,
-// with any type of body and a specified content type.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthenticationV1SelfSubjectReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error) {
-	rsp, err := c.ReplaceAuthenticationV1SelfSubjectReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthenticationV1SelfSubjectReviewResponse(rsp)
-}
-
-// ReplaceAuthenticationV1SelfSubjectReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/selfsubjectreviews/{name} (the `ReplaceAuthenticationV1SelfSubjectReview` operationId) request.
-// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthenticationV1SelfSubjectReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1SelfSubjectReviewParams, body ReplaceAuthenticationV1SelfSubjectReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error) {
-	rsp, err := c.ReplaceAuthenticationV1SelfSubjectReview(ctx, name, params, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthenticationV1SelfSubjectReviewResponse(rsp)
-}
-
-// ListAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews (the `ListAuthenticationV1TokenReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ListAuthenticationV1TokenReviewWithResponse(ctx context.Context, params *ListAuthenticationV1TokenReviewParams, reqEditors ...RequestEditorFn) (*ListAuthenticationV1TokenReviewResponse, error) {
-	rsp, err := c.ListAuthenticationV1TokenReview(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseListAuthenticationV1TokenReviewResponse(rsp)
 }
 
 // CreateAuthenticationV1TokenReviewWithBodyWithResponse performs a POST /apis/authentication.k8s.io/v1/tokenreviews (the `CreateAuthenticationV1TokenReview` operationId) request,
@@ -21989,61 +20763,6 @@ func (c *ClientWithResponses) CreateAuthenticationV1TokenReviewWithResponse(ctx 
 	return ParseCreateAuthenticationV1TokenReviewResponse(rsp)
 }
 
-// DeleteAuthenticationV1TokenReviewWithResponse performs a DELETE /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `DeleteAuthenticationV1TokenReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) DeleteAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthenticationV1TokenReviewResponse, error) {
-	rsp, err := c.DeleteAuthenticationV1TokenReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDeleteAuthenticationV1TokenReviewResponse(rsp)
-}
-
-// ReadAuthenticationV1TokenReviewWithResponse performs a GET /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReadAuthenticationV1TokenReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReadAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthenticationV1TokenReviewResponse, error) {
-	rsp, err := c.ReadAuthenticationV1TokenReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReadAuthenticationV1TokenReviewResponse(rsp)
-}
-
-// ReplaceAuthenticationV1TokenReviewWithBodyWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request,
-// with any type of body and a specified content type.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthenticationV1TokenReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error) {
-	rsp, err := c.ReplaceAuthenticationV1TokenReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthenticationV1TokenReviewResponse(rsp)
-}
-
-// ReplaceAuthenticationV1TokenReviewWithResponse performs a PUT /apis/authentication.k8s.io/v1/tokenreviews/{name} (the `ReplaceAuthenticationV1TokenReview` operationId) request.
-// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthenticationV1TokenReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthenticationV1TokenReviewParams, body ReplaceAuthenticationV1TokenReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthenticationV1TokenReviewResponse, error) {
-	rsp, err := c.ReplaceAuthenticationV1TokenReview(ctx, name, params, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthenticationV1TokenReviewResponse(rsp)
-}
-
-// ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `ListAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, params *ListAuthorizationV1NamespacedLocalSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	rsp, err := c.ListAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
-}
-
 // CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews (the `CreateAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
 // with any type of body and a specified content type.
 //
@@ -22064,61 +20783,6 @@ func (c *ClientWithResponses) CreateAuthorizationV1NamespacedLocalSubjectAccessR
 		return nil, err
 	}
 	return ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
-}
-
-// DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `DeleteAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	rsp, err := c.DeleteAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
-}
-
-// ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReadAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	rsp, err := c.ReadAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request,
-// with any type of body and a specified content type.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBodyWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithBody(ctx, namespace, name, params, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview` operationId) request.
-// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse(ctx context.Context, namespace string, name string, params *ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewParams, body ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1NamespacedLocalSubjectAccessReview(ctx, namespace, name, params, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp)
-}
-
-// ListAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `ListAuthorizationV1SelfSubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ListAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	rsp, err := c.ListAuthorizationV1SelfSubjectAccessReview(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseListAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
 }
 
 // CreateAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (the `CreateAuthorizationV1SelfSubjectAccessReview` operationId) request,
@@ -22143,61 +20807,6 @@ func (c *ClientWithResponses) CreateAuthorizationV1SelfSubjectAccessReviewWithRe
 	return ParseCreateAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
 }
 
-// DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `DeleteAuthorizationV1SelfSubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	rsp, err := c.DeleteAuthorizationV1SelfSubjectAccessReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDeleteAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
-}
-
-// ReadAuthorizationV1SelfSubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReadAuthorizationV1SelfSubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReadAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	rsp, err := c.ReadAuthorizationV1SelfSubjectAccessReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReadAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request,
-// with any type of body and a specified content type.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1SelfSubjectAccessReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectaccessreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectAccessReview` operationId) request.
-// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectAccessReviewParams, body ReplaceAuthorizationV1SelfSubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1SelfSubjectAccessReview(ctx, name, params, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse(rsp)
-}
-
-// ListAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `ListAuthorizationV1SelfSubjectRulesReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ListAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SelfSubjectRulesReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	rsp, err := c.ListAuthorizationV1SelfSubjectRulesReview(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseListAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
-}
-
 // CreateAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (the `CreateAuthorizationV1SelfSubjectRulesReview` operationId) request,
 // with any type of body and a specified content type.
 //
@@ -22220,61 +20829,6 @@ func (c *ClientWithResponses) CreateAuthorizationV1SelfSubjectRulesReviewWithRes
 	return ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
 }
 
-// DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `DeleteAuthorizationV1SelfSubjectRulesReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	rsp, err := c.DeleteAuthorizationV1SelfSubjectRulesReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDeleteAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
-}
-
-// ReadAuthorizationV1SelfSubjectRulesReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReadAuthorizationV1SelfSubjectRulesReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReadAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	rsp, err := c.ReadAuthorizationV1SelfSubjectRulesReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReadAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request,
-// with any type of body and a specified content type.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectRulesReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1SelfSubjectRulesReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/selfsubjectrulesreviews/{name} (the `ReplaceAuthorizationV1SelfSubjectRulesReview` operationId) request.
-// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SelfSubjectRulesReviewParams, body ReplaceAuthorizationV1SelfSubjectRulesReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1SelfSubjectRulesReview(ctx, name, params, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse(rsp)
-}
-
-// ListAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews (the `ListAuthorizationV1SubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ListAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, params *ListAuthorizationV1SubjectAccessReviewParams, reqEditors ...RequestEditorFn) (*ListAuthorizationV1SubjectAccessReviewResponse, error) {
-	rsp, err := c.ListAuthorizationV1SubjectAccessReview(ctx, params, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseListAuthorizationV1SubjectAccessReviewResponse(rsp)
-}
-
 // CreateAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a POST /apis/authorization.k8s.io/v1/subjectaccessreviews (the `CreateAuthorizationV1SubjectAccessReview` operationId) request,
 // with any type of body and a specified content type.
 //
@@ -22295,50 +20849,6 @@ func (c *ClientWithResponses) CreateAuthorizationV1SubjectAccessReviewWithRespon
 		return nil, err
 	}
 	return ParseCreateAuthorizationV1SubjectAccessReviewResponse(rsp)
-}
-
-// DeleteAuthorizationV1SubjectAccessReviewWithResponse performs a DELETE /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `DeleteAuthorizationV1SubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) DeleteAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteAuthorizationV1SubjectAccessReviewResponse, error) {
-	rsp, err := c.DeleteAuthorizationV1SubjectAccessReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDeleteAuthorizationV1SubjectAccessReviewResponse(rsp)
-}
-
-// ReadAuthorizationV1SubjectAccessReviewWithResponse performs a GET /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReadAuthorizationV1SubjectAccessReview` operationId) request.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReadAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*ReadAuthorizationV1SubjectAccessReviewResponse, error) {
-	rsp, err := c.ReadAuthorizationV1SubjectAccessReview(ctx, name, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReadAuthorizationV1SubjectAccessReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request,
-// with any type of body and a specified content type.
-//
-// Returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1SubjectAccessReviewWithBodyWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1SubjectAccessReviewWithBody(ctx, name, params, contentType, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1SubjectAccessReviewResponse(rsp)
-}
-
-// ReplaceAuthorizationV1SubjectAccessReviewWithResponse performs a PUT /apis/authorization.k8s.io/v1/subjectaccessreviews/{name} (the `ReplaceAuthorizationV1SubjectAccessReview` operationId) request.
-// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
-func (c *ClientWithResponses) ReplaceAuthorizationV1SubjectAccessReviewWithResponse(ctx context.Context, name string, params *ReplaceAuthorizationV1SubjectAccessReviewParams, body ReplaceAuthorizationV1SubjectAccessReviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error) {
-	rsp, err := c.ReplaceAuthorizationV1SubjectAccessReview(ctx, name, params, body, reqEditors...)
-	if err != nil {
-		return nil, err
-	}
-	return ParseReplaceAuthorizationV1SubjectAccessReviewResponse(rsp)
 }
 
 // ListCoordinationV1NamespacedLeaseWithResponse performs a GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases (the `ListCoordinationV1NamespacedLease` operationId) request.
@@ -24546,32 +23056,6 @@ func ParseReplaceAppsV1NamespacedReplicaSetResponse(rsp *http.Response) (*Replac
 	return response, nil
 }
 
-// ParseListAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a ListAuthenticationV1SelfSubjectReviewWithResponse call
-func ParseListAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*ListAuthenticationV1SelfSubjectReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ListAuthenticationV1SelfSubjectReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1SelfSubjectReviewList
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
 // ParseCreateAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a CreateAuthenticationV1SelfSubjectReviewWithResponse call
 func ParseCreateAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*CreateAuthenticationV1SelfSubjectReviewResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -24592,110 +23076,6 @@ func ParseCreateAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*
 			return nil, err
 		}
 		response.JSON201 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseDeleteAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a DeleteAuthenticationV1SelfSubjectReviewWithResponse call
-func ParseDeleteAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*DeleteAuthenticationV1SelfSubjectReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &DeleteAuthenticationV1SelfSubjectReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1SelfSubjectReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReadAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a ReadAuthenticationV1SelfSubjectReviewWithResponse call
-func ParseReadAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*ReadAuthenticationV1SelfSubjectReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReadAuthenticationV1SelfSubjectReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1SelfSubjectReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReplaceAuthenticationV1SelfSubjectReviewResponse parses an HTTP response from a ReplaceAuthenticationV1SelfSubjectReviewWithResponse call
-func ParseReplaceAuthenticationV1SelfSubjectReviewResponse(rsp *http.Response) (*ReplaceAuthenticationV1SelfSubjectReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReplaceAuthenticationV1SelfSubjectReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1SelfSubjectReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseListAuthenticationV1TokenReviewResponse parses an HTTP response from a ListAuthenticationV1TokenReviewWithResponse call
-func ParseListAuthenticationV1TokenReviewResponse(rsp *http.Response) (*ListAuthenticationV1TokenReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ListAuthenticationV1TokenReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1TokenReviewList
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
 
 	}
 
@@ -24728,110 +23108,6 @@ func ParseCreateAuthenticationV1TokenReviewResponse(rsp *http.Response) (*Create
 	return response, nil
 }
 
-// ParseDeleteAuthenticationV1TokenReviewResponse parses an HTTP response from a DeleteAuthenticationV1TokenReviewWithResponse call
-func ParseDeleteAuthenticationV1TokenReviewResponse(rsp *http.Response) (*DeleteAuthenticationV1TokenReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &DeleteAuthenticationV1TokenReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1TokenReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReadAuthenticationV1TokenReviewResponse parses an HTTP response from a ReadAuthenticationV1TokenReviewWithResponse call
-func ParseReadAuthenticationV1TokenReviewResponse(rsp *http.Response) (*ReadAuthenticationV1TokenReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReadAuthenticationV1TokenReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1TokenReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReplaceAuthenticationV1TokenReviewResponse parses an HTTP response from a ReplaceAuthenticationV1TokenReviewWithResponse call
-func ParseReplaceAuthenticationV1TokenReviewResponse(rsp *http.Response) (*ReplaceAuthenticationV1TokenReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReplaceAuthenticationV1TokenReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthenticationV1TokenReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a ListAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
-func ParseListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ListAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReviewList
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
 // ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a CreateAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
 func ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*CreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -24852,110 +23128,6 @@ func ParseCreateAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *h
 			return nil, err
 		}
 		response.JSON201 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
-func ParseDeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &DeleteAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a ReadAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
-func ParseReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReadAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse parses an HTTP response from a ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewWithResponse call
-func ParseReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReplaceAuthorizationV1NamespacedLocalSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1LocalSubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseListAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a ListAuthorizationV1SelfSubjectAccessReviewWithResponse call
-func ParseListAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*ListAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ListAuthorizationV1SelfSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReviewList
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
 
 	}
 
@@ -24988,110 +23160,6 @@ func ParseCreateAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Respons
 	return response, nil
 }
 
-// ParseDeleteAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a DeleteAuthorizationV1SelfSubjectAccessReviewWithResponse call
-func ParseDeleteAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &DeleteAuthorizationV1SelfSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReadAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a ReadAuthorizationV1SelfSubjectAccessReviewWithResponse call
-func ParseReadAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*ReadAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReadAuthorizationV1SelfSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse parses an HTTP response from a ReplaceAuthorizationV1SelfSubjectAccessReviewWithResponse call
-func ParseReplaceAuthorizationV1SelfSubjectAccessReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1SelfSubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReplaceAuthorizationV1SelfSubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseListAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a ListAuthorizationV1SelfSubjectRulesReviewWithResponse call
-func ParseListAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*ListAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ListAuthorizationV1SelfSubjectRulesReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReviewList
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
 // ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a CreateAuthorizationV1SelfSubjectRulesReviewWithResponse call
 func ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*CreateAuthorizationV1SelfSubjectRulesReviewResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -25118,110 +23186,6 @@ func ParseCreateAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response
 	return response, nil
 }
 
-// ParseDeleteAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a DeleteAuthorizationV1SelfSubjectRulesReviewWithResponse call
-func ParseDeleteAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &DeleteAuthorizationV1SelfSubjectRulesReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReadAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a ReadAuthorizationV1SelfSubjectRulesReviewWithResponse call
-func ParseReadAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*ReadAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReadAuthorizationV1SelfSubjectRulesReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse parses an HTTP response from a ReplaceAuthorizationV1SelfSubjectRulesReviewWithResponse call
-func ParseReplaceAuthorizationV1SelfSubjectRulesReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1SelfSubjectRulesReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReplaceAuthorizationV1SelfSubjectRulesReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SelfSubjectRulesReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseListAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a ListAuthorizationV1SubjectAccessReviewWithResponse call
-func ParseListAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*ListAuthorizationV1SubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ListAuthorizationV1SubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SubjectAccessReviewList
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
 // ParseCreateAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a CreateAuthorizationV1SubjectAccessReviewWithResponse call
 func ParseCreateAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*CreateAuthorizationV1SubjectAccessReviewResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -25242,84 +23206,6 @@ func ParseCreateAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (
 			return nil, err
 		}
 		response.JSON201 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseDeleteAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a DeleteAuthorizationV1SubjectAccessReviewWithResponse call
-func ParseDeleteAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*DeleteAuthorizationV1SubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &DeleteAuthorizationV1SubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReadAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a ReadAuthorizationV1SubjectAccessReviewWithResponse call
-func ParseReadAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*ReadAuthorizationV1SubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReadAuthorizationV1SubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
-	}
-
-	return response, nil
-}
-
-// ParseReplaceAuthorizationV1SubjectAccessReviewResponse parses an HTTP response from a ReplaceAuthorizationV1SubjectAccessReviewWithResponse call
-func ParseReplaceAuthorizationV1SubjectAccessReviewResponse(rsp *http.Response) (*ReplaceAuthorizationV1SubjectAccessReviewResponse, error) {
-	bodyBytes, err := io.ReadAll(rsp.Body)
-	defer func() { _ = rsp.Body.Close() }()
-	if err != nil {
-		return nil, err
-	}
-
-	response := &ReplaceAuthorizationV1SubjectAccessReviewResponse{
-		Body:         bodyBytes,
-		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest IoK8sApiAuthorizationV1SubjectAccessReview
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
 
 	}
 

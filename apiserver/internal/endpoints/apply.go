@@ -29,14 +29,16 @@ const applyPatchType = "application/apply-patch+yaml"
 var fieldManagers sync.Map // fieldManagerKey → *managedfields.FieldManager
 
 type fieldManagerKey struct {
-	group, version, kind string
-	schema               [sha256.Size]byte
+	group, version, kind, subresource string
+	schema                            [sha256.Size]byte
 }
 
-// fieldManager returns the field manager of r, typed by r's schema so lists
-// merge by their keys (x-kubernetes-patch-merge-key).
-func fieldManager(r *api.Resource) (*managedfields.FieldManager, error) {
-	key := fieldManagerKey{r.Group, r.Version, r.Kind, sha256.Sum256(r.Schema)}
+// fieldManager returns the field manager of r's writes through subresource
+// ("" for the main resource), typed by r's schema so lists merge by their
+// keys (x-kubernetes-patch-merge-key). A subresource's managers are recorded
+// with its name, as Kubernetes records them.
+func fieldManager(r *api.Resource, subresource string) (*managedfields.FieldManager, error) {
+	key := fieldManagerKey{r.Group, r.Version, r.Kind, subresource, sha256.Sum256(r.Schema)}
 	if fm, ok := fieldManagers.Load(key); ok {
 		return fm.(*managedfields.FieldManager), nil
 	}
@@ -60,9 +62,9 @@ func fieldManager(r *api.Resource) (*managedfields.FieldManager, error) {
 	conv := sameVersion{}
 	var fm *managedfields.FieldManager
 	if len(r.Schema) > 0 {
-		fm, err = managedfields.NewDefaultCRDFieldManager(tc, conv, conv, conv, gvk, gvk.GroupVersion(), "", nil)
+		fm, err = managedfields.NewDefaultCRDFieldManager(tc, conv, conv, conv, gvk, gvk.GroupVersion(), subresource, nil)
 	} else {
-		fm, err = managedfields.NewDefaultFieldManager(tc, conv, conv, conv, gvk, gvk.GroupVersion(), "", nil)
+		fm, err = managedfields.NewDefaultFieldManager(tc, conv, conv, conv, gvk, gvk.GroupVersion(), subresource, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -138,6 +140,7 @@ func (h *Handler) apply(r *http.Request, req *request, body []byte, dry bool) (a
 	if err != nil {
 		return nil, err
 	}
+	req.manager = "" // the field manager's Apply records this write
 	js, err := yaml.YAMLToJSON(body)
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
@@ -152,7 +155,7 @@ func (h *Handler) apply(r *http.Request, req *request, body []byte, dry bool) (a
 	if err := checkName(req, applied); err != nil {
 		return nil, err
 	}
-	fm, err := fieldManager(req.res)
+	fm, err := fieldManager(req.res, "")
 	if err != nil {
 		return nil, err
 	}

@@ -48,11 +48,14 @@ func (h *Handler) createObject(ctx context.Context, req *request, o api.Object, 
 	if err := h.checkWrite(ctx, req, o); err != nil {
 		return nil, err
 	}
+	if err := h.trackUpdate(req, nil, o); err != nil {
+		return nil, err
+	}
 	if dry {
 		return response{code: http.StatusCreated, body: o}, nil
 	}
 	for attempt := 0; ; attempt++ {
-		body, err := encodeForStorage(o)
+		body, err := req.encodeStored(o)
 		if err != nil {
 			return nil, err
 		}
@@ -66,6 +69,9 @@ func (h *Handler) createObject(ctx context.Context, req *request, o api.Object, 
 			return nil, storageError(err, req.res, req.Name)
 		}
 		out, err := WithResourceVersion(body, rev)
+		if err == nil {
+			out, err = req.convertJSON(out)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/version"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/capstan-io/capstan/apiserver/api"
@@ -45,6 +47,12 @@ func resourceList(reg *api.Registry, group, version string) (api.APIResourceList
 	return out, found
 }
 
+// sortVersions orders a group's versions as Kubernetes does, the preferred
+// first: GA before beta before alpha, then the higher number (v2, v1, v1beta1).
+func sortVersions[T any](vs []T, versionOf func(i int) string) {
+	sort.SliceStable(vs, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(versionOf(i), versionOf(j)) > 0 })
+}
+
 // groups lists the named API groups and their versions.
 func groups(reg *api.Registry) []api.APIGroup {
 	versions := map[string][]string{}
@@ -65,7 +73,9 @@ func groups(reg *api.Registry) []api.APIGroup {
 	out := make([]api.APIGroup, 0, len(names))
 	for _, g := range names {
 		grp := api.APIGroup{TypeMeta: api.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}, Name: g}
-		for _, v := range versions[g] {
+		vs := versions[g]
+		sortVersions(vs, func(i int) string { return vs[i] })
+		for _, v := range vs {
 			grp.Versions = append(grp.Versions, api.GroupVersionForDiscovery{GroupVersion: g + "/" + v, Version: v})
 		}
 		grp.PreferredVersion = grp.Versions[0]

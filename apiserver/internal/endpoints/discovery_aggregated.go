@@ -99,6 +99,10 @@ func aggregated(reg *api.Registry, core bool, version string) typedJSON {
 		}
 		v.Resources = append(v.Resources, rd)
 	}
+	for i := range list.Items {
+		vs := list.Items[i].Versions
+		sortVersions(vs, func(i int) string { return vs[i].Version })
+	}
 	return typedJSON{
 		contentType: "application/json;g=apidiscovery.k8s.io;v=" + version + ";as=APIGroupDiscoveryList",
 		body:        list,

@@ -33,6 +33,11 @@ func (f *frameWriter) write(typ string, obj []byte) {
 	if f.err != nil {
 		return
 	}
+	if typ == api.Added || typ == api.Modified || typ == api.Deleted {
+		if b, err := f.req.convertJSON(obj); err == nil {
+			obj = b
+		}
+	}
 	if f.out.table {
 		obj = f.tableRow(obj)
 	}

@@ -20,8 +20,12 @@ func (h *Handler) get(r *http.Request, req *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		req.fromStorage(o)
 		return h.table(req.res, []api.Object{o}, o.ResourceVersion(), out), nil
 	}
 	b, err := WithResourceVersion(kv.Value, kv.ModRevision)
+	if err == nil {
+		b, err = req.convertJSON(b)
+	}
 	return rawJSON(b), err
 }

@@ -71,6 +71,9 @@ type request struct {
 	fieldValidation admission.FieldValidation
 	// warnings are admission's warnings, sent as Warning headers.
 	warnings []string
+	// manager is the field manager a create, update or patch records its
+	// fields under (operation Update); "" for applies and bindings.
+	manager string
 }
 
 type infoKey struct{}
@@ -124,6 +127,9 @@ func (h *Handler) ServeResource(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, err
 	}
 	defer func() { writeWarnings(w, req.warnings) }()
+	if req.Subresource != "binding" {
+		req.manager = updateManager(r)
+	}
 	switch req.Subresource {
 	case "":
 	case "status", "finalize":
@@ -194,5 +200,6 @@ func (h *Handler) load(ctx context.Context, req *request) (api.Object, int64, er
 	if err != nil {
 		return nil, 0, err
 	}
+	req.fromStorage(o)
 	return o, kv.ModRevision, nil
 }

@@ -187,6 +187,9 @@ func (h *Handler) list(r *http.Request, req *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, o := range objs {
+			req.fromStorage(o)
+		}
 		t := h.table(req.res, objs, strconv.FormatInt(res.rev, 10), out)
 		t.Metadata.Continue, t.Metadata.RemainingItemCount = cont, res.remaining
 		return t, nil
@@ -198,6 +201,9 @@ func (h *Handler) list(r *http.Request, req *request) (any, error) {
 	}
 	for _, kv := range res.items {
 		b, err := WithResourceVersion(kv.Value, kv.ModRevision)
+		if err == nil {
+			b, err = req.convertJSON(b)
+		}
 		if err != nil {
 			return nil, err
 		}

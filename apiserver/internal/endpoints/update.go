@@ -78,6 +78,9 @@ func (h *Handler) guaranteedUpdate(ctx context.Context, req *request, dry bool, 
 			return nil, err
 		}
 		bumpGeneration(req, cur, next) // after defaulting, so defaults are no spec change
+		if err := h.trackUpdate(req, cur, next); err != nil {
+			return nil, err
+		}
 		if err := h.checkWrite(ctx, req, next); err != nil {
 			return nil, err
 		}
@@ -106,7 +109,7 @@ func (h *Handler) commit(ctx context.Context, req *request, next api.Object, rev
 		newRev, err = h.cfg.Store.Delete(ctx, req.key(), rev)
 	} else {
 		var body []byte
-		if body, err = encodeForStorage(next); err != nil {
+		if body, err = req.encodeStored(next); err != nil {
 			return nil, err
 		}
 		newRev, err = h.cfg.Store.Update(ctx, req.key(), body, rev)

@@ -4,8 +4,9 @@
 //
 // The schemas are generated once and checked in: the server embeds the files
 // and never reflects over k8s.io/api at run time. Reflection gives the
-// structure (properties, types, maps, lists, merge keys from the struct tags);
-// overlay.go adds what Go types cannot say (enums, minimums).
+// structure (properties, types, maps, lists, merge keys from the struct tags)
+// and the descriptions (each type's SwaggerDoc, the comments k8s.io/api
+// generates them from, keyed by JSON field name); overlay.go adds what Go types cannot say (enums, minimums).
 package main
 
 import (
@@ -162,6 +163,9 @@ func (g *gen) object(t reflect.Type) schema {
 	props := schema{}
 	g.fields(t, props)
 	s := schema{"type": "object", "properties": props, "additionalProperties": false}
+	if d := swaggerDoc(t)[""]; d != "" {
+		s["description"] = d
+	}
 	if extra, ok := overlay[defName(t)]; ok {
 		for k, v := range extra {
 			s[k] = v
@@ -189,6 +193,9 @@ func (g *gen) fields(t reflect.Type, props schema) {
 		if _, isRef := ps["$ref"]; isRef {
 			ps = schema{"$ref": ps["$ref"]}
 		}
+		if d := swaggerDoc(t)[name]; d != "" {
+			ps["description"] = d
+		}
 		if v := f.Tag.Get("patchStrategy"); v != "" {
 			ps["x-kubernetes-patch-strategy"] = v
 		}
@@ -202,4 +209,14 @@ func (g *gen) fields(t reflect.Type, props schema) {
 		}
 		props[name] = ps
 	}
+}
+
+// swaggerDoc returns the descriptions k8s.io/api and apimachinery generate
+// for a struct type from its comments: "" describes the type, every other key
+// is a field's JSON name. Types without one have none.
+func swaggerDoc(t reflect.Type) map[string]string {
+	if d, ok := reflect.New(t).Elem().Interface().(interface{ SwaggerDoc() map[string]string }); ok {
+		return d.SwaggerDoc()
+	}
+	return nil
 }
