@@ -33,6 +33,7 @@ type entry struct {
 type Set struct {
 	mu      sync.RWMutex
 	entries map[Kind]*entry
+	jobs    chan validation // set while RunWorkers runs (workers.go)
 }
 
 // builtinCache holds the compiled built-in schemas, Kind → *entry. They are
@@ -168,7 +169,7 @@ func (s *Set) validate(_ context.Context, a *admission.Attributes) error {
 	if !ok || a.Object == nil || a.Subresource == "scale" {
 		return nil
 	}
-	err := e.compiled.Validate(map[string]any(a.Object))
+	err := s.validateValue(e.compiled, map[string]any(a.Object))
 	if err == nil {
 		return nil
 	}
