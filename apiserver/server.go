@@ -33,6 +33,7 @@ type Server struct {
 	schemas   *schema.Set
 	webhooks  *webhookSource // fed by a watch in Run (webhooks.go)
 	crds      *crdLister     // reads the stored CRDs once Run has a store (crds.go)
+	newTook   time.Duration  // how long New took, logged with the start-up phases
 
 	mu       sync.Mutex
 	addr     string        // where HTTPS listens, once ready
@@ -50,11 +51,13 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	begun := time.Now()
 	s := &Server{cfg: cfg, log: log, reg: api.NewRegistry(api.Builtin()...), webhooks: &webhookSource{}, crds: &crdLister{}, readyc: make(chan struct{})}
 	var err error
 	if s.admission, s.schemas, err = newAdmission(s.reg, s.webhooks, s.crds, cfg.DisableAdmissionPlugins); err != nil {
 		return nil, err
 	}
+	s.newTook = time.Since(begun)
 	return s, nil
 }
 
@@ -85,10 +88,13 @@ func (s *Server) KubeconfigPath() string {
 // Run serves until ctx ends, then shuts down in order: HTTP, watches and other
 // loops, the etcd client, the embedded etcd.
 func (s *Server) Run(ctx context.Context) error {
+	phases := newPhaseTimer()
+	phases.add("schemas and admission (New)", s.newTook)
 	bundle, err := pki.Ensure(pki.Config{Dir: s.cfg.DataDir, Hosts: s.hosts()})
 	if err != nil {
 		return fmt.Errorf("preparing TLS material: %w", err)
 	}
+	phases.done("tls")
 	etcdURLs := s.cfg.EtcdServers
 	if len(etcdURLs) == 0 {
 		e, err := etcd3.StartEmbedded(etcd3.EmbeddedConfig{
@@ -103,6 +109,7 @@ func (s *Server) Run(ctx context.Context) error {
 		defer e.Close()
 		etcdURLs = []string{e.Endpoint}
 	}
+	phases.done("embedded etcd")
 	cli, err := etcd3.NewClient(etcdURLs)
 	if err != nil {
 		return fmt.Errorf("connecting to etcd: %w", err)
@@ -123,14 +130,17 @@ func (s *Server) Run(ctx context.Context) error {
 	hubs := newHubSet(runCtx, store, s.log)
 	defer hubs.Wait()
 	defer stop()
+	phases.done("etcd client and listener")
 	if err := s.bootstrap(ctx, store); err != nil {
 		ln.Close()
 		return err
 	}
+	phases.done("bootstrap objects")
 	if err := s.bootstrapRBAC(ctx, store); err != nil {
 		ln.Close()
 		return err
 	}
+	phases.done("bootstrap RBAC")
 	for _, r := range s.reg.All() {
 		if !r.Virtual {
 			hubs.Hub(r) // start every resource's watch now, so the first watcher does not wait
@@ -144,6 +154,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	}
 	defer edge.Close()
+	phases.done("watch hubs and authn/authz")
 	handler := s.routes(store, hubs, nsCache, m, edge.sec, edge.audit)
 	srv := &http.Server{
 		Handler:           handler,
@@ -213,6 +224,8 @@ func (s *Server) Run(ctx context.Context) error {
 	s.addr, s.pki, s.kubeconf = ln.Addr().String(), bundle, kc
 	s.mu.Unlock()
 	close(s.readyc)
+	phases.done("serving")
+	s.log.Debug("start-up", phases.attrs()...)
 	s.log.Info("serving", "url", url, "etcd", etcdURLs, "kubeconfig", kc)
 
 	select {

@@ -20,13 +20,32 @@ type Kind struct{ Group, Version, Kind string }
 
 func (k Kind) String() string { return api.SchemaName(k.Group, k.Version, k.Kind) }
 
-// entry is one compiled schema with its decoded document.
+// entry is one compiled schema with its decoded document. A built-in
+// kind's is compiled on first use (load): compiling every built-in schema
+// up front was most of a server's start-up time.
 type entry struct {
 	doc      *doc
 	compiled *jsonschema.Schema
 	// builtin kinds fail wrong JSON types while decoding (400), as Kubernetes'
 	// typed decoder does; custom resources fail them in validation (422).
 	builtin bool
+
+	kind Kind
+	raw  []byte // the document, until compiled
+	once sync.Once
+	err  error
+}
+
+// load compiles a lazily built entry once; later calls return the result.
+func (e *entry) load() error {
+	e.once.Do(func() {
+		if e.raw == nil {
+			return
+		}
+		e.doc, e.compiled, e.err = compile(e.kind, e.raw)
+		e.raw = nil
+	})
+	return e.err
 }
 
 // Set holds the compiled schema of every kind that has one.
@@ -54,15 +73,23 @@ func NewBuiltin(rs []*api.Resource) (*Set, error) {
 		if !ok {
 			continue
 		}
-		d, compiled, err := compile(k, b)
-		if err != nil {
-			return nil, err
-		}
-		e := &entry{doc: d, compiled: compiled, builtin: true}
-		builtinCache.Store(k, e)
-		s.entries[k] = e
+		e, _ := builtinCache.LoadOrStore(k, &entry{kind: k, raw: b, builtin: true})
+		s.entries[k] = e.(*entry)
 	}
 	return s, nil
+}
+
+// CompileAll compiles every schema not compiled yet, reporting the first
+// error: a test's check that the embedded schemas compile.
+func (s *Set) CompileAll() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, e := range s.entries {
+		if err := e.load(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Add compiles a schema document for k, replacing any earlier one.
@@ -108,14 +135,21 @@ func (s *Set) Remove(k Kind) {
 	delete(s.entries, k)
 }
 
-func (s *Set) lookup(r *api.Resource) (*entry, bool) {
+// lookup returns r's compiled schema, nil if it has none.
+func (s *Set) lookup(r *api.Resource) (*entry, error) {
 	if r == nil {
-		return nil, false
+		return nil, nil
 	}
 	s.mu.RLock()
-	defer s.mu.RUnlock()
 	e, ok := s.entries[Kind{r.Group, r.Version, r.Kind}]
-	return e, ok
+	s.mu.RUnlock()
+	if !ok {
+		return nil, nil
+	}
+	if err := e.load(); err != nil {
+		return nil, admission.Internal(err.Error())
+	}
+	return e, nil
 }
 
 // Decode is the mutating plugin that checks JSON types and handles unknown fields.
@@ -129,9 +163,9 @@ func (s *Set) Validate() admission.Validator {
 }
 
 func (s *Set) decode(_ context.Context, a *admission.Attributes) error {
-	e, ok := s.lookup(a.Resource)
-	if !ok || a.Object == nil || a.Subresource == "scale" {
-		return nil
+	e, err := s.lookup(a.Resource)
+	if e == nil || a.Object == nil || a.Subresource == "scale" {
+		return err
 	}
 	w := &walker{d: e.doc, checkTypes: e.builtin}
 	w.walk(map[string]any(a.Object), e.doc.deref(e.doc.root), nil)
@@ -165,11 +199,11 @@ func (s *Set) decode(_ context.Context, a *admission.Attributes) error {
 }
 
 func (s *Set) validate(_ context.Context, a *admission.Attributes) error {
-	e, ok := s.lookup(a.Resource)
-	if !ok || a.Object == nil || a.Subresource == "scale" {
-		return nil
+	e, err := s.lookup(a.Resource)
+	if e == nil || a.Object == nil || a.Subresource == "scale" {
+		return err
 	}
-	err := s.validateValue(e.compiled, map[string]any(a.Object))
+	err = s.validateValue(e.compiled, map[string]any(a.Object))
 	if err == nil {
 		return nil
 	}

@@ -17,3 +17,16 @@ func BenchmarkNewBuiltin(b *testing.B) {
 		}
 	}
 }
+
+// TestBuiltinSchemasCompile: built-in schemas compile on first use, so this
+// compiles every one; each must compile.
+func TestBuiltinSchemasCompile(t *testing.T) {
+	rs := api.NewRegistry(api.Builtin()...).All()
+	s, err := schema.NewBuiltin(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CompileAll(); err != nil {
+		t.Fatal(err)
+	}
+}
