@@ -102,6 +102,9 @@ func (sameVersion) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
 
 // toUnstructured converts between the hub's objects and apimachinery's.
 func toUnstructured(o api.Object) (*unstructured.Unstructured, error) {
+	if v, ok := unstructuredValue(map[string]any(o)); ok {
+		return &unstructured.Unstructured{Object: v.(map[string]any)}, nil
+	}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
@@ -111,6 +114,46 @@ func toUnstructured(o api.Object) (*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return u, nil
+}
+
+// unstructuredValue deep-copies a decoded JSON value with its numbers
+// (json.Number) as int64 or float64, which is what unstructured's JSON
+// decoding makes of them, without the JSON round trip. ok is false for a
+// type a JSON decoder does not produce; callers then take the round trip.
+func unstructuredValue(v any) (any, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			c, ok := unstructuredValue(x)
+			if !ok {
+				return nil, false
+			}
+			m[k] = c
+		}
+		return m, true
+	case api.Object:
+		return unstructuredValue(map[string]any(t))
+	case []any:
+		l := make([]any, len(t))
+		for i, x := range t {
+			c, ok := unstructuredValue(x)
+			if !ok {
+				return nil, false
+			}
+			l[i] = c
+		}
+		return l, true
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i, true
+		}
+		f, err := t.Float64()
+		return f, err == nil
+	case string, bool, nil, int64, float64:
+		return t, true
+	}
+	return nil, false
 }
 
 func fromRuntime(obj runtime.Object) (api.Object, error) {

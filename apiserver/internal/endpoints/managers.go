@@ -1,8 +1,11 @@
 package endpoints
 
 import (
+	"errors"
 	"net/http"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capstan-io/capstan/apiserver/api"
 )
@@ -51,11 +54,15 @@ func (h *Handler) trackUpdate(req *request, cur, next api.Object) error {
 	if err != nil {
 		return err
 	}
-	out, err := fromRuntime(fm.UpdateNoErrors(lu, nu, req.manager))
-	if err != nil {
-		return err
+	// Only the managedFields of the result are taken: reading them from
+	// the unstructured object spares a JSON round trip of the whole object.
+	var meta map[string]any
+	if u, ok := fm.UpdateNoErrors(lu, nu, req.manager).(*unstructured.Unstructured); ok {
+		meta, _ = u.Object["metadata"].(map[string]any)
+	} else {
+		return errors.New("field manager returned a non-unstructured object")
 	}
-	if mf, ok := out.Meta()["managedFields"]; ok {
+	if mf, ok := meta["managedFields"]; ok {
 		next.Meta()["managedFields"] = mf
 	} else {
 		delete(next.Meta(), "managedFields")

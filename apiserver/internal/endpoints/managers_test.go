@@ -1,7 +1,11 @@
 package endpoints
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capstan-io/capstan/apiserver/api"
 )
@@ -25,7 +29,7 @@ func BenchmarkTrackUpdate(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			res, _ := reg.Lookup("", bc.version, bc.resource)
 			h := New(Config{Registry: reg})
-			req := &request{res: res, manager: "bench"}
+			req := &request{RequestInfo: &RequestInfo{}, res: res, manager: "bench"}
 			cur := bc.obj("1")
 			if err := h.trackUpdate(req, nil, cur); err != nil {
 				b.Fatal(err)
@@ -42,5 +46,34 @@ func BenchmarkTrackUpdate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnstructuredValue: the direct conversion gives what unstructured's
+// JSON decoding gives, and declines types a JSON decoder does not make.
+func TestUnstructuredValue(t *testing.T) {
+	o, err := api.Decode([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},
+		"spec":{"replicas":3,"ratio":0.5,"big":12345678901234,"neg":-7,"on":true,"none":null,"list":[1,"x",[2.5],{"k":[]}],"empty":{}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := toUnstructured(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(o)
+	want := &unstructured.Unstructured{}
+	if err := want.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Object, want.Object) {
+		t.Errorf("direct conversion\n%#v\nJSON round trip\n%#v", got.Object, want.Object)
+	}
+	if _, ok := unstructuredValue(map[string]any{"n": 3}); ok {
+		t.Error("an int (not made by a JSON decoder) was converted; want the JSON fallback")
+	}
+	u, err := toUnstructured(api.Object{"apiVersion": "v1", "kind": "Pod", "spec": map[string]any{"n": 3}})
+	if err != nil || u.Object["spec"].(map[string]any)["n"] != int64(3) {
+		t.Errorf("fallback: %v %v", u, err)
 	}
 }
