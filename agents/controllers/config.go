@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capstan-io/capstan/agents/leaderelection"
 	"github.com/capstan-io/capstan/apiserver/client"
 )
 
@@ -18,13 +19,9 @@ type Config struct {
 	// is every controller, "foo" enables foo, "-foo" disables it. Empty means "*".
 	Controllers []string
 
-	// LeaderElect makes the manager act only while holding the Lease.
-	LeaderElect               bool
-	LeaseNamespace, LeaseName string
-	Identity                  string
-	LeaseDuration             time.Duration
-	RenewDeadline             time.Duration
-	RetryPeriod               time.Duration
+	// Options is leader election; the Lease defaults to
+	// kube-system/capstan-controller-manager.
+	leaderelection.Options
 
 	// NodeMonitorGracePeriod is how long a node Lease may go unrenewed before
 	// the node is marked unreachable (default 40s).
@@ -48,12 +45,7 @@ func (c *Config) Validate() error {
 	if c.Client == nil {
 		return errors.New("controllers: no client")
 	}
-	if c.LeaseNamespace == "" {
-		c.LeaseNamespace = "kube-system"
-	}
-	if c.LeaseName == "" {
-		c.LeaseName = "capstan-controller-manager"
-	}
+	c.Options.Default("capstan-controller-manager")
 	if c.NodeMonitorGracePeriod == 0 {
 		c.NodeMonitorGracePeriod = 40 * time.Second
 	}

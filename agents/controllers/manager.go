@@ -12,7 +12,6 @@ import (
 	"github.com/capstan-io/capstan/agents/controllers/serviceaccount"
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
-	"github.com/capstan-io/capstan/agents/leaderelection"
 )
 
 // Manager runs the enabled controllers.
@@ -33,13 +32,7 @@ func New(cfg Config) (*Manager, error) {
 // Run runs the controllers until ctx ends; with leader election, only while
 // this replica holds the Lease (and it returns when leadership is lost).
 func (m *Manager) Run(ctx context.Context) error {
-	if !m.cfg.LeaderElect {
-		return m.run(ctx)
-	}
-	return leaderelection.RunWhileLeading(ctx, leaderelection.Config{
-		Client: m.cfg.Client, Namespace: m.cfg.LeaseNamespace, Name: m.cfg.LeaseName, Identity: m.cfg.Identity,
-		LeaseDuration: m.cfg.LeaseDuration, RenewDeadline: m.cfg.RenewDeadline, RetryPeriod: m.cfg.RetryPeriod, Logger: m.cfg.Logger,
-	}, m.run)
+	return m.cfg.Options.Run(ctx, m.cfg.Client, m.cfg.Logger, m.run)
 }
 
 // runner is what every controller provides.

@@ -8,6 +8,7 @@ import (
 	"github.com/capstan-io/capstan/agents/agenttest"
 	"github.com/capstan-io/capstan/agents/controllers"
 	"github.com/capstan-io/capstan/agents/controllers/controllertest"
+	"github.com/capstan-io/capstan/agents/leaderelection"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
 	"github.com/capstan-io/capstan/apiserver/client"
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) { agenttest.Main(m) }
 func TestManager(t *testing.T) {
 	hub := apiservertest.Start(t)
 	m, err := controllers.New(controllers.Config{Client: hub.Client, Controllers: []string{"*", "-serviceaccount"},
-		LeaderElect: true, Identity: "me", LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond})
+		Options: leaderelection.Options{LeaderElect: true, Identity: "me", LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

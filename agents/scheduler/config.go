@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/capstan-io/capstan/agents/leaderelection"
 	"github.com/capstan-io/capstan/apiserver/client"
 )
 
@@ -26,15 +27,9 @@ type Config struct {
 	// RetryBase and RetryMax bound each pod's retry backoff; 0 means 1s and 10s.
 	RetryBase, RetryMax time.Duration
 
-	// LeaderElect runs only while holding the Lease LeaseNamespace/LeaseName.
-	LeaderElect bool
-	// LeaseNamespace and LeaseName name the Lease; "" means kube-system and capstan-scheduler.
-	LeaseNamespace, LeaseName string
-	// Identity is this replica's name in the Lease; "" means hostname plus a random suffix.
-	Identity string
-	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election; 0
-	// means 15s, 10s and 2s.
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Options is leader election; the Lease defaults to
+	// kube-system/capstan-scheduler.
+	leaderelection.Options
 
 	// Logger receives decisions and failures; nil discards.
 	Logger *slog.Logger
@@ -60,12 +55,7 @@ func (c *Config) Validate() error {
 	if c.RetryMax == 0 {
 		c.RetryMax = 10 * time.Second
 	}
-	if c.LeaseNamespace == "" {
-		c.LeaseNamespace = "kube-system"
-	}
-	if c.LeaseName == "" {
-		c.LeaseName = "capstan-scheduler"
-	}
+	c.Options.Default("capstan-scheduler")
 	if c.BindWorkers < 1 {
 		return errors.New("scheduler: bind workers must be at least 1")
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/capstan-io/capstan/agents/events"
 	"github.com/capstan-io/capstan/agents/informer"
-	"github.com/capstan-io/capstan/agents/leaderelection"
 	"github.com/capstan-io/capstan/agents/workqueue"
 	"github.com/capstan-io/capstan/apiserver/api"
 )
@@ -49,13 +48,7 @@ func New(cfg Config) (*Scheduler, error) {
 // Run schedules until ctx ends. With LeaderElect it first waits to hold the
 // Lease and returns leaderelection.ErrLeadershipLost if it loses it.
 func (s *Scheduler) Run(ctx context.Context) error {
-	if !s.cfg.LeaderElect {
-		return s.run(ctx)
-	}
-	return leaderelection.RunWhileLeading(ctx, leaderelection.Config{
-		Client: s.cfg.Client, Namespace: s.cfg.LeaseNamespace, Name: s.cfg.LeaseName, Identity: s.cfg.Identity,
-		LeaseDuration: s.cfg.LeaseDuration, RenewDeadline: s.cfg.RenewDeadline, RetryPeriod: s.cfg.RetryPeriod, Logger: s.cfg.Logger,
-	}, s.run)
+	return s.cfg.Options.Run(ctx, s.cfg.Client, s.cfg.Logger, s.run)
 }
 
 // run is one term of scheduling: informers, recorder, the decision loop and

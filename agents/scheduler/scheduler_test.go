@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/capstan-io/capstan/agents/agenttest"
+	"github.com/capstan-io/capstan/agents/leaderelection"
 	"github.com/capstan-io/capstan/agents/scheduler"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/apiservertest"
@@ -95,8 +96,8 @@ func TestScheduler(t *testing.T) {
 	makeNode(t, ctx, cli, "small-2", "1Gi", map[string]any{"zone": "b"}, nil)
 	makeNode(t, ctx, cli, "gpu", "16Gi", map[string]any{"zone": "c", "accelerator": "gpu"}, gpu)
 
-	s, err := scheduler.New(scheduler.Config{Client: cli, LeaderElect: true, LeaseNamespace: "default",
-		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond,
+	s, err := scheduler.New(scheduler.Config{Client: cli, Options: leaderelection.Options{LeaderElect: true, LeaseNamespace: "default",
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond},
 		RetryBase: 50 * time.Millisecond, RetryMax: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capstan-io/capstan/agents/leaderelection"
 	"github.com/capstan-io/capstan/agents/scheduler"
 	"github.com/capstan-io/capstan/apiserver"
 	"github.com/capstan-io/capstan/apiserver/api"
@@ -68,7 +69,7 @@ func run(ctx context.Context, cfg Config) (result, error) {
 	}
 	defer w.Stop()
 
-	s, err := scheduler.New(scheduler.Config{Client: cli, BindWorkers: cfg.BindWorkers, LeaderElect: true, Logger: log})
+	s, err := scheduler.New(scheduler.Config{Client: cli, BindWorkers: cfg.BindWorkers, Options: leaderelection.Options{LeaderElect: true}, Logger: log})
 	if err != nil {
 		return result{}, err
 	}
