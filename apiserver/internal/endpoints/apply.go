@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-io/capstan/apiserver/api"
@@ -26,7 +27,26 @@ const applyPatchType = "application/apply-patch+yaml"
 
 // fieldManagers caches one managedfields.FieldManager per kind and schema
 // (a CRD whose schema changes gets a new one; old ones stay, being small).
-var fieldManagers sync.Map // fieldManagerKey → *managedfields.FieldManager
+var fieldManagers sync.Map // fieldManagerKey → *typedManager
+
+// typedManager is a kind's field manager and the type converter it was built on.
+type typedManager struct {
+	*managedfields.FieldManager
+	types managedfields.TypeConverter
+
+	emptyOnce sync.Once
+	empty     *typed.TypedValue // an object of the kind with nothing set
+	emptyErr  error
+}
+
+// emptyObject is the typed object a create is compared with.
+func (tm *typedManager) emptyObject(r *api.Resource) (*typed.TypedValue, error) {
+	tm.emptyOnce.Do(func() {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": r.GroupVersion(), "kind": r.Kind, "metadata": map[string]any{}}}
+		tm.empty, tm.emptyErr = tm.types.ObjectToTyped(u, typed.AllowDuplicates)
+	})
+	return tm.empty, tm.emptyErr
+}
 
 type fieldManagerKey struct {
 	group, version, kind, subresource string
@@ -37,10 +57,10 @@ type fieldManagerKey struct {
 // ("" for the main resource), typed by r's schema so lists merge by their
 // keys (x-kubernetes-patch-merge-key). A subresource's managers are recorded
 // with its name, as Kubernetes records them.
-func fieldManager(r *api.Resource, subresource string) (*managedfields.FieldManager, error) {
+func fieldManager(r *api.Resource, subresource string) (*typedManager, error) {
 	key := fieldManagerKey{r.Group, r.Version, r.Kind, subresource, sha256.Sum256(r.Schema)}
 	if fm, ok := fieldManagers.Load(key); ok {
-		return fm.(*managedfields.FieldManager), nil
+		return fm.(*typedManager), nil
 	}
 	defs := map[string]*spec.Schema{}
 	for name, s := range openapi.ComponentSchemas([]*api.Resource{r}) {
@@ -69,8 +89,9 @@ func fieldManager(r *api.Resource, subresource string) (*managedfields.FieldMana
 	if err != nil {
 		return nil, err
 	}
-	fieldManagers.Store(key, fm)
-	return fm, nil
+	tm := &typedManager{FieldManager: fm, types: tc}
+	fieldManagers.Store(key, tm)
+	return tm, nil
 }
 
 // sameVersion is the object converter, defaulter and creater of a hub that

@@ -26,7 +26,25 @@ func BenchmarkTrackUpdate(b *testing.B) {
 			return api.Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "default"}, "data": map[string]any{"k": v}}
 		}},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
+		// A create, by the fast path and by the field manager's comparison
+		// with an empty object (what the fast path replaces).
+		for _, via := range []string{"", "-via-field-manager"} {
+			b.Run(bc.name+"/create"+via, func(b *testing.B) {
+				res, _ := reg.Lookup("", bc.version, bc.resource)
+				h := New(Config{Registry: reg})
+				req := &request{RequestInfo: &RequestInfo{}, res: res, manager: "bench"}
+				for range b.N {
+					var cur api.Object
+					if via != "" {
+						cur = api.Object{"apiVersion": res.GroupVersion(), "kind": res.Kind, "metadata": map[string]any{}}
+					}
+					if err := h.trackUpdate(req, cur, bc.obj("1")); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		b.Run(bc.name+"/update", func(b *testing.B) {
 			res, _ := reg.Lookup("", bc.version, bc.resource)
 			h := New(Config{Registry: reg})
 			req := &request{RequestInfo: &RequestInfo{}, res: res, manager: "bench"}
