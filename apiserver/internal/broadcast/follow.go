@@ -73,12 +73,13 @@ func (f *Follower) sync(ctx context.Context) error {
 	defer sub.Stop()
 	defer f.sink.Unsynced()
 	for ev := range sub.C() {
+		obj, _, err := ev.Objects()
 		switch {
-		case ev.Object == nil:
+		case err != nil || obj == nil: // the hub logged it
 		case ev.Type == storage.EventDelete:
-			f.sink.Delete(ev.Object.JSON, ev.Rev)
+			f.sink.Delete(obj.JSON, ev.Rev)
 		default:
-			f.sink.Put(ev.Object.JSON, ev.Rev)
+			f.sink.Put(obj.JSON, ev.Rev)
 		}
 	}
 	return sub.Err()

@@ -141,12 +141,7 @@ func (h *Hub) watch(ctx context.Context, from int64) error {
 	defer cancel()
 	events, errc := h.store.Watch(wctx, h.cfg.Prefix, from)
 	for se := range events {
-		ev, err := convert(h.cfg.Decode, se)
-		if err != nil {
-			h.cfg.Log.Error("undecodable object in storage", "prefix", h.cfg.Prefix, "key", se.KV.Key, "err", err)
-			continue
-		}
-		if ev != nil {
+		if ev := convert(h.cfg.Decode, h.cfg.Log, se); ev != nil {
 			h.dispatch(ev)
 		}
 	}

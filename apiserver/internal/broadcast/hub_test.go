@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +15,11 @@ import (
 	"github.com/capstan-io/capstan/storage/storagetest"
 )
 
+// decodes counts decode calls, for TestDecodeOnFirstUse.
+var decodes atomic.Int64
+
 func decode(value []byte, rev int64) (*broadcast.Object, error) {
+	decodes.Add(1)
 	return &broadcast.Object{JSON: append([]byte(strconv.FormatInt(rev, 10)+":"), value...)}, nil
 }
 

@@ -83,8 +83,8 @@ func (h *Hub) private(ctx context.Context, rev int64) *Sub {
 		defer s.wg.Done()
 		defer close(s.ch)
 		for se := range events {
-			ev, err := convert(h.cfg.Decode, se)
-			if err != nil || ev == nil {
+			ev := convert(h.cfg.Decode, h.cfg.Log, se)
+			if ev == nil {
 				continue
 			}
 			select {

@@ -178,20 +178,24 @@ func classify(ev *broadcast.Event, req *request, f *filter) (string, *broadcast.
 		}
 		return f.empty() || f.matchBroadcast(o)
 	}
+	obj, prev, err := ev.Objects()
+	if err != nil {
+		return "", nil // undecodable: the hub logged it
+	}
 	if ev.Type == storage.EventDelete {
-		if match(ev.Object) {
-			return api.Deleted, ev.Object
+		if match(obj) {
+			return api.Deleted, obj
 		}
 		return "", nil
 	}
-	now, before := match(ev.Object), match(ev.Prev)
+	now, before := match(obj), match(prev)
 	switch {
 	case now && before:
-		return api.Modified, ev.Object
+		return api.Modified, obj
 	case now:
-		return api.Added, ev.Object
+		return api.Added, obj
 	case before:
-		return api.Deleted, ev.Object
+		return api.Deleted, obj
 	}
 	return "", nil
 }
