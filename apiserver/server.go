@@ -16,6 +16,7 @@ import (
 	"github.com/capstan-io/capstan/admission/schema"
 	"github.com/capstan-io/capstan/apiserver/api"
 	"github.com/capstan-io/capstan/apiserver/internal/endpoints"
+	"github.com/capstan-io/capstan/apiserver/internal/filters"
 	"github.com/capstan-io/capstan/apiserver/internal/metrics"
 	"github.com/capstan-io/capstan/auth/pki"
 	"github.com/capstan-io/capstan/storage"
@@ -41,6 +42,10 @@ type Server struct {
 	kubeconf string        // admin kubeconfig path, once ready
 	readyc   chan struct{} // closed when the server accepts requests
 }
+
+// maxIdleHandlers bounds the goroutines kept waiting to serve requests
+// (filters.Handlers): enough for every in-flight request at the default limits.
+const maxIdleHandlers = 600
 
 // New checks cfg and returns a Server; Run starts it.
 func New(cfg Config, log *slog.Logger) (*Server, error) {
@@ -155,7 +160,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	defer edge.Close()
 	phases.done("watch hubs and authn/authz")
-	handler := s.routes(store, hubs, nsCache, m, edge.sec, edge.audit)
+	handlers := filters.NewHandlers(maxIdleHandlers)
+	defer handlers.Close() // after the server has shut down: deferred calls run after the body
+	handler := handlers.Middleware(s.routes(store, hubs, nsCache, m, edge.sec, edge.audit))
 	srv := &http.Server{
 		Handler:           handler,
 		TLSConfig:         edge.tls,
