@@ -120,7 +120,7 @@ func (b *Bench) runAgainstEtcd(ctx context.Context, tmp, bin string) (err error)
 	runOps(ctx, min(b.cfg.N/10, 300), b.cfg.Concurrency, put) // warm-up: connections, first allocations
 	b.res.EtcdPut = measure(fmt.Sprintf("etcd put (%d B)", b.res.StoredBytes), b.cfg.N, put)
 	base, b.res.EtcdPut.Ratio = b.res.EtcdPut.PerSec, 1
-	err = runVerbs(ctx, api, b.cfg.N, func(name string, ops int, op opFunc) {
+	err = runVerbs(ctx, api, b.cfg.N, b.cfg.Verbs, func(name string, ops int, op opFunc) {
 		stopProfile := profileServer(ctx, api, b.cfg.ProfileDir, name)
 		b.res.Verbs = append(b.res.Verbs, measure(name, ops, op))
 		stopProfile()

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,6 +37,7 @@ type Config struct {
 	Timeout       time.Duration // bound on the whole run
 	JSON          bool          // print JSON instead of Markdown
 	ProfileDir    string        // if set, a server CPU profile per verb is written here
+	Verbs         []string      // REST verbs to measure, in runVerbs' order; empty means all
 }
 
 // Validate reports settings the run cannot use.
@@ -53,6 +55,11 @@ func (c *Config) Validate() error {
 	if c.Events < 1 {
 		errs = append(errs, errors.New("--events must be at least 1"))
 	}
+	for _, v := range c.Verbs {
+		if !slices.Contains(allVerbs, v) {
+			errs = append(errs, fmt.Errorf("--verbs: %q is not one of %s", v, strings.Join(allVerbs, ",")))
+		}
+	}
 	for _, w := range c.Watchers {
 		if w < 1 || w > 10000 {
 			errs = append(errs, fmt.Errorf("--watchers: %d is not in 1..10000", w))
@@ -63,7 +70,7 @@ func (c *Config) Validate() error {
 
 func main() {
 	var cfg Config
-	var watchers string
+	var watchers, verbs string
 	flag.IntVar(&cfg.N, "n", 3000, "operations per measured verb (list uses n/10)")
 	flag.IntVar(&cfg.Concurrency, "concurrency", 16, "concurrent workers")
 	flag.StringVar(&watchers, "watchers", "100,1000", "comma-separated watcher counts, one fan-out round each; empty skips watch")
@@ -74,11 +81,17 @@ func main() {
 	flag.IntVar(&cfg.StartupRuns, "startup-runs", 3, "times to time a first start and a restart of a server with embedded etcd (median reported); 0 skips")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "bound on the whole run")
 	flag.StringVar(&cfg.ProfileDir, "profile-dir", "", "write a CPU profile of the server per measured verb into this directory (go tool pprof)")
+	flag.StringVar(&verbs, "verbs", strings.Join(allVerbs, ","), "comma-separated REST verbs to measure; each works on what the one before it in this order left, so get, update and delete need create")
 	flag.BoolVar(&cfg.JSON, "json", false, "print results as JSON instead of a Markdown table")
 	flag.Parse()
 	var err error
 	if cfg.Watchers, err = parseInts(watchers); err != nil {
 		fatal(fmt.Errorf("--watchers: %w", err))
+	}
+	for v := range strings.SplitSeq(verbs, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			cfg.Verbs = append(cfg.Verbs, v)
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		fatal(err)
