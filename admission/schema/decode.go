@@ -3,7 +3,6 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -22,16 +21,50 @@ type typeError struct {
 	want string // type the schema wants (its format when it has one)
 }
 
+// step is one step of the walk's position: a field, map key or list index.
+// The walker keeps its position as a stack of steps and makes a field.Path
+// of it only for a finding, so a valid object costs no path allocations.
+type step struct {
+	name   string // field name or map key; "" for a list index
+	index  int
+	mapKey bool
+}
+
+// path is the walker's position as a field.Path.
+func (w *walker) path() *field.Path {
+	var p *field.Path
+	for _, s := range w.at {
+		switch {
+		case s.name == "" && !s.mapKey:
+			p = p.Index(s.index)
+		case s.mapKey:
+			p = p.Key(s.name)
+		case p == nil:
+			p = field.NewPath(s.name)
+		default:
+			p = p.Child(s.name)
+		}
+	}
+	return p
+}
+
+// sorted orders the findings by path, so messages do not depend on map order.
+func (r *decodeResult) sorted() {
+	slices.Sort(r.unknown)
+	slices.SortStableFunc(r.wrong, func(a, b typeError) int { return strings.Compare(a.path.String(), b.path.String()) })
+}
+
 // walker prunes unknown fields and nulls and finds values of the wrong type.
 type walker struct {
 	d          *doc
 	checkTypes bool
 	res        decodeResult
+	at         []step // where the walk is
 }
 
-// walk visits v (whose schema is n) at path p and returns v with unknown fields
+// walk visits v (whose schema is n) at w.at and returns v with unknown fields
 // pruned; keep is false when v itself should be dropped (a null).
-func (w *walker) walk(v any, n node, p *field.Path) (out any, keep bool) {
+func (w *walker) walk(v any, n node) (out any, keep bool) {
 	if v == nil {
 		return nil, n.flag("nullable")
 	}
@@ -41,7 +74,7 @@ func (w *walker) walk(v any, n node, p *field.Path) (out any, keep bool) {
 		if f, ok := n["format"].(string); ok && f != "" && !n.intOrString() {
 			want = f
 		}
-		w.res.wrong = append(w.res.wrong, typeError{path: p, got: got, want: want})
+		w.res.wrong = append(w.res.wrong, typeError{path: w.path(), got: got, want: want})
 		return v, true
 	}
 	switch t := v.(type) {
@@ -49,18 +82,17 @@ func (w *walker) walk(v any, n node, p *field.Path) (out any, keep bool) {
 		if n.preserveUnknown() && asNode(n["properties"]) == nil && n["additionalProperties"] == nil {
 			return t, true
 		}
-		for _, k := range sortedKeys(t) {
+		for k, cv := range t {
 			child, isMapKey, ok := w.d.property(n, k)
-			cp := p.Child(k)
-			if isMapKey {
-				cp = p.Key(k)
-			}
+			w.at = append(w.at, step{name: k, mapKey: isMapKey})
 			if !ok {
-				w.res.unknown = append(w.res.unknown, cp.String())
+				w.res.unknown = append(w.res.unknown, w.path().String())
+				w.at = w.at[:len(w.at)-1]
 				delete(t, k)
 				continue
 			}
-			nv, keep := w.walk(t[k], child, cp)
+			nv, keep := w.walk(cv, child)
+			w.at = w.at[:len(w.at)-1]
 			if !keep {
 				delete(t, k)
 				continue
@@ -73,7 +105,9 @@ func (w *walker) walk(v any, n node, p *field.Path) (out any, keep bool) {
 		items := w.d.items(n)
 		kept := t[:0]
 		for i, e := range t {
-			nv, keep := w.walk(e, items, p.Index(i))
+			w.at = append(w.at, step{index: i})
+			nv, keep := w.walk(e, items)
+			w.at = w.at[:len(w.at)-1]
 			if keep {
 				kept = append(kept, nv)
 			}
@@ -82,8 +116,6 @@ func (w *walker) walk(v any, n node, p *field.Path) (out any, keep bool) {
 	}
 	return v, true
 }
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // jsonType names the JSON type of a decoded value; whole numbers are "integer".
 func jsonType(v any) string {
@@ -139,10 +171,10 @@ func goType(jsonType string) string {
 // applyDefaults sets each missing property that has a default in the schema
 // (custom resources state defaults there; built-in kinds get theirs from the
 // Defaults plugin). A defaulted object is walked too, for nested defaults.
+// Each default is independent of the others, so their order does not matter.
 func (w *walker) applyDefaults(m map[string]any, n node) {
-	props := asNode(n["properties"])
-	for _, k := range sortedKeys(props) {
-		p := w.d.deref(asNode(props[k]))
+	for k, pv := range asNode(n["properties"]) {
+		p := w.d.deref(asNode(pv))
 		def, ok := p["default"]
 		if _, present := m[k]; present || !ok {
 			continue

@@ -167,8 +167,9 @@ func (s *Set) decode(_ context.Context, a *admission.Attributes) error {
 	if e == nil || a.Object == nil || a.Subresource == "scale" {
 		return err
 	}
-	w := &walker{d: e.doc, checkTypes: e.builtin}
-	w.walk(map[string]any(a.Object), e.doc.deref(e.doc.root), nil)
+	w := &walker{d: e.doc, checkTypes: e.builtin, at: make([]step, 0, 16)}
+	w.walk(map[string]any(a.Object), e.doc.deref(e.doc.root))
+	w.res.sorted()
 	if len(w.res.wrong) > 0 {
 		t := w.res.wrong[0]
 		var errs field.ErrorList
