@@ -143,6 +143,9 @@ func (inf *Informer) Run(ctx context.Context) error {
 			bo.Reset()
 		case err != nil:
 			inf.log.Warn("watch failed", "rv", next, "err", err)
+			if next != rv {
+				bo.Reset() // the watch worked until now: this failure starts the backoff again
+			}
 			rv = next
 			if !wait.Sleep(ctx, bo.Next()) {
 				return ctx.Err()
