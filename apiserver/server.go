@@ -44,8 +44,8 @@ type Server struct {
 }
 
 // maxIdleHandlers bounds the goroutines kept waiting to serve requests
-// (filters.Handlers): enough for every in-flight request at the default limits.
-const maxIdleHandlers = 600
+// (filters.Handlers); more are started when more requests are in flight.
+const maxIdleHandlers = 128
 
 // New checks cfg and returns a Server; Run starts it.
 func New(cfg Config, log *slog.Logger) (*Server, error) {

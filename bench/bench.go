@@ -108,22 +108,25 @@ func (b *Bench) runAgainstEtcd(ctx context.Context, tmp, bin string) (err error)
 		return err
 	}
 
-	var base float64 // etcd Put ops/s, once measured
-	measure := func(name string, ops int, op opFunc) *LoadSummary {
-		before := sampleCPU(srv.pid())
-		l := runOps(ctx, ops, b.cfg.Concurrency, op)
-		s := summarize(name, l, base)
-		s.ServerCores, s.BenchCores = sampleCPU(srv.pid()).cores(before, l.Elapsed)
-		return s
-	}
+	mt := meter{pid: srv.pid(), conc: b.cfg.Concurrency}
 	put := etcdPut(cli, b.res.StoredBytes)
 	runOps(ctx, min(b.cfg.N/10, 300), b.cfg.Concurrency, put) // warm-up: connections, first allocations
-	b.res.EtcdPut = measure(fmt.Sprintf("etcd put (%d B)", b.res.StoredBytes), b.cfg.N, put)
-	base, b.res.EtcdPut.Ratio = b.res.EtcdPut.PerSec, 1
+	putName := fmt.Sprintf("etcd put (%d B)", b.res.StoredBytes)
+	var base float64 // etcd Put ops/s, once measured
 	err = runVerbs(ctx, api, b.cfg.N, b.cfg.Verbs, func(name string, ops int, op opFunc) {
 		stopProfile := profileServer(ctx, api, b.cfg.ProfileDir, name)
-		b.res.Verbs = append(b.res.Verbs, measure(name, ops, op))
-		stopProfile()
+		defer stopProfile()
+		var m measured
+		if b.res.EtcdPut == nil {
+			// The first verb (create) is measured in turns with the baseline.
+			var pm measured
+			pm, m = mt.inTurns(ctx, ops, b.cfg.Turns, put, op)
+			b.res.EtcdPut = pm.summary(putName, 0)
+			base, b.res.EtcdPut.Ratio = b.res.EtcdPut.PerSec, 1
+		} else {
+			mt.run(ctx, &m, ops, 0, op)
+		}
+		b.res.Verbs = append(b.res.Verbs, m.summary(name, base))
 	})
 	if err != nil {
 		return err

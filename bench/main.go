@@ -38,6 +38,7 @@ type Config struct {
 	JSON          bool          // print JSON instead of Markdown
 	ProfileDir    string        // if set, a server CPU profile per verb is written here
 	Verbs         []string      // REST verbs to measure, in runVerbs' order; empty means all
+	Turns         int           // slices the baseline and the first verb are measured in, alternately
 }
 
 // Validate reports settings the run cannot use.
@@ -48,6 +49,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Concurrency < 1 {
 		errs = append(errs, errors.New("--concurrency must be at least 1"))
+	}
+	if c.Turns < 1 || c.Turns > c.N {
+		errs = append(errs, errors.New("--turns must be between 1 and --n"))
 	}
 	if c.StartupRuns < 0 {
 		errs = append(errs, errors.New("--startup-runs must not be negative"))
@@ -72,6 +76,7 @@ func main() {
 	var cfg Config
 	var watchers, verbs string
 	flag.IntVar(&cfg.N, "n", 3000, "operations per measured verb (list uses n/10)")
+	flag.IntVar(&cfg.Turns, "turns", 4, "slices the etcd Put baseline and the first verb (create) are measured in, alternately, so both see the same machine load")
 	flag.IntVar(&cfg.Concurrency, "concurrency", 16, "concurrent workers")
 	flag.StringVar(&watchers, "watchers", "100,1000", "comma-separated watcher counts, one fan-out round each; empty skips watch")
 	flag.IntVar(&cfg.Events, "events", 200, "writes per watch fan-out round")

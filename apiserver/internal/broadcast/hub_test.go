@@ -39,6 +39,19 @@ func startHub(t *testing.T, cfg broadcast.Config) (*broadcast.Hub, *etcd3.Store)
 			t.Error("hub did not stop")
 		}
 	})
+	// Wait until the hub watches, so that every write the test makes is in
+	// its window (a hub that started late would begin its window after them).
+	now, err := store.List(ctx, "/h/", storage.ListOptions{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !h.Covers(now.Revision) {
+		if time.Now().After(deadline) {
+			t.Fatal("hub did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	return h, store
 }
 

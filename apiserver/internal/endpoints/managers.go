@@ -129,17 +129,13 @@ func (h *Handler) trackCreate(req *request, fm *typedManager, next api.Object) (
 	if err != nil {
 		return false, err
 	}
-	var fv map[string]any
-	if err := json.Unmarshal(fields, &fv); err != nil {
-		return false, err
-	}
 	entry := map[string]any{
 		"manager":    req.manager,
 		"operation":  "Update",
 		"apiVersion": req.res.GroupVersion(),
 		"time":       h.cfg.Now().UTC().Format(time.RFC3339),
 		"fieldsType": "FieldsV1",
-		"fieldsV1":   fv,
+		"fieldsV1":   json.RawMessage(fields), // a create's object is only encoded after this
 	}
 	if req.Subresource != "" {
 		entry["subresource"] = req.Subresource

@@ -92,8 +92,17 @@ func managedFieldsJSON(t *testing.T, o api.Object) string {
 			m["time"] = "-"
 		}
 	}
+	// Encode, decode and encode again, so fields a path left encoded are
+	// compared in the same key order as decoded ones.
 	b, err := json.Marshal(mf)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(v); err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
