@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,14 @@ func TestTrackCreateMatchesFieldManager(t *testing.T) {
 			"size":{"type":"integer"},
 			"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","properties":{"name":{"type":"string"},"port":{"type":"integer"}}}},
 			"tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
-			"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}`), &crdSchema); err != nil {
+			"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
+			"endpoints":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name","protocol"],"items":{"type":"object","properties":{"name":{"type":"string"},"protocol":{"type":"string","default":"TCP"},"port":{"type":"integer"}}}},
+			"numbers":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"number"}},
+			"whole":{"type":"object","x-kubernetes-map-type":"atomic","properties":{"a":{"type":"string"},"b":{"type":"string"}}},
+			"pinned":{"type":"array","x-kubernetes-list-type":"atomic","items":{"type":"object","properties":{"x":{"type":"string"}}}},
+			"optional":{"type":"object","nullable":true,"properties":{"x":{"type":"string"}}},
+			"empty":{"type":"array","items":{"type":"string"}},
+			"amount":{"x-kubernetes-int-or-string":true}}}}}`), &crdSchema); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := schema.FromCRD(crdSchema, "example.com", "v1", "Widget")
@@ -45,6 +53,10 @@ func TestTrackCreateMatchesFieldManager(t *testing.T) {
 		{"node", "", "v1", "nodes", `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"kubernetes.io/hostname":"n1"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"capacity":{"cpu":"2"}}}`},
 		{"role", "rbac.authorization.k8s.io", "v1", "roles", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"r","namespace":"d"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]}`},
 		{"custom resource", "example.com", "v1", "widgets", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"d"},"spec":{"size":3,"ports":[{"name":"a","port":1},{"name":"b","port":2}],"tags":["x","y"],"free":{"any":{"thing":[1,2]}}}}`},
+		{"custom resource, keys with defaults, sets of numbers, atomic parts, null", "example.com", "v1", "widgets", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"d","labels":{"a\"b":"1","ü/ß":"2","x<y>&z":"3"}},
+			"spec":{"endpoints":[{"name":"a","port":1},{"name":"a","protocol":"UDP","port":2},{"name":"b","protocol":"TCP"}],"numbers":[1,2.5,-3,1e3],"whole":{"a":"1","b":"2"},"pinned":[{"x":"1"},{"x":"1"}],"optional":null,"empty":[],"amount":"25%","free":{"n":1.5,"l":[{"k":"v"}],"m":{"deep":{"er":true}}}}}`},
+		{"pod with Go numbers", "", "v1", "pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"terminationGracePeriodSeconds":30,"containers":[{"name":"c","image":"a","ports":[{"containerPort":80,"protocol":"TCP"}]}]}}`},
+		{"pod with duplicate container names", "", "v1", "pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","image":"a"},{"name":"c","image":"b"},{"name":"e","image":"c"}]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, ok := reg.Lookup(tc.group, tc.version, tc.resource)
@@ -55,6 +67,9 @@ func TestTrackCreateMatchesFieldManager(t *testing.T) {
 			fast, err := api.Decode([]byte(tc.body))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(tc.name, "Go numbers") { // as defaulting code sets them
+				fast = api.Object(goNumbers(map[string]any(fast)).(map[string]any))
 			}
 			slow := api.Object(api.DeepCopyValue(map[string]any(fast)).(map[string]any))
 			fm, err := fieldManager(res, "")
@@ -106,4 +121,55 @@ func managedFieldsJSON(t *testing.T, o api.Object) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTrackCreateLeavesUnmodelled: objects the fast path does not model as
+// structured-merge-diff would (unknown fields, values of the wrong type) are
+// left to the field manager, and the write goes on.
+func TestTrackCreateLeavesUnmodelled(t *testing.T) {
+	reg := api.NewRegistry(api.Builtin()...)
+	h := New(Config{Registry: reg})
+	res, _ := reg.Lookup("", "v1", "configmaps")
+	req := &request{RequestInfo: &RequestInfo{}, res: res, manager: "m"}
+	fm, err := fieldManager(res, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"colour":"red"}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":7}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"immutable":"yes"}`,
+	} {
+		o, err := api.Decode([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done, err := h.trackCreate(req, fm, o); done || err != nil {
+			t.Errorf("%s: done %v, %v; want it left to the field manager", body, done, err)
+		}
+		if err := h.trackUpdate(req, nil, o); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
+// goNumbers turns a decoded value's json.Numbers into int or float64.
+func goNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = goNumbers(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = goNumbers(x)
+		}
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := t.Float64()
+		return f
+	}
+	return v
 }
