@@ -114,7 +114,7 @@ func (b *Bench) runAgainstEtcd(ctx context.Context, tmp, bin string) (err error)
 	putName := fmt.Sprintf("etcd put (%d B)", b.res.StoredBytes)
 	var base float64 // etcd Put ops/s, once measured
 	err = runVerbs(ctx, api, b.cfg.N, b.cfg.Verbs, func(name string, ops int, op opFunc) {
-		stopProfile := profileServer(ctx, api, b.cfg.ProfileDir, name)
+		stopProfile := profileServer(ctx, api, b.cfg.ProfileDir, name, b.cfg.ProfileFor)
 		defer stopProfile()
 		var m measured
 		if b.res.EtcdPut == nil {

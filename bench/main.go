@@ -37,6 +37,7 @@ type Config struct {
 	Timeout       time.Duration // bound on the whole run
 	JSON          bool          // print JSON instead of Markdown
 	ProfileDir    string        // if set, a server CPU profile per verb is written here
+	ProfileFor    time.Duration // how long each verb's profiles run
 	Verbs         []string      // REST verbs to measure, in runVerbs' order; empty means all
 	Turns         int           // slices the baseline and the first verb are measured in, alternately
 }
@@ -87,6 +88,7 @@ func main() {
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "bound on the whole run")
 	flag.StringVar(&cfg.ProfileDir, "profile-dir", "", "write a CPU profile of the server per measured verb into this directory (go tool pprof)")
 	flag.StringVar(&verbs, "verbs", strings.Join(allVerbs, ","), "comma-separated REST verbs to measure; each works on what the one before it in this order left, so get, update and delete need create")
+	flag.DurationVar(&cfg.ProfileFor, "profile-for", 3*time.Second, "how long each verb's profiles run, from the verb's start (the server idles while the etcd baseline runs, so a profile spanning it covers only the verb)")
 	flag.BoolVar(&cfg.JSON, "json", false, "print results as JSON instead of a Markdown table")
 	flag.Parse()
 	var err error
