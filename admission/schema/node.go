@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // node is one decoded JSON Schema object inside a schema document.
@@ -12,6 +13,9 @@ type node map[string]any
 // doc is a decoded schema document with $defs to resolve references against.
 type doc struct {
 	root node
+	// prechecked is whether precheck can vouch for objects (precheck.go).
+	prechecked bool
+	refs       sync.Map // $ref → node, as deref resolved it
 }
 
 func parseDoc(b []byte) (*doc, error) {
@@ -19,7 +23,7 @@ func parseDoc(b []byte) (*doc, error) {
 	if err := json.Unmarshal(b, &root); err != nil {
 		return nil, fmt.Errorf("decoding schema: %w", err)
 	}
-	return &doc{root: root}, nil
+	return &doc{root: root, prechecked: prechecks(root)}, nil
 }
 
 // deref follows $ref (only local "#/..." references) until a schema without one.
@@ -29,7 +33,12 @@ func (d *doc) deref(n node) node {
 		if !ok {
 			return n
 		}
+		if r, ok := d.refs.Load(ref); ok {
+			n = r.(node)
+			continue
+		}
 		n = d.pointer(strings.TrimPrefix(ref, "#"))
+		d.refs.Store(ref, n)
 	}
 	return n
 }
