@@ -222,5 +222,5 @@ func (h *Handler) deleteCollection(r *http.Request, req *request) (any, error) {
 		list.Items = append(list.Items, b)
 	}
 	list.Metadata.ResourceVersion = strconv.FormatInt(res.rev, 10)
-	return list, nil
+	return encodeList(list)
 }
