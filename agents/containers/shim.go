@@ -82,6 +82,12 @@ func launch(dir string) int {
 			if _, err := os.Stat(filepath.Join(dir, pidFile)); err == nil {
 				return 0
 			}
+			// The shim may have recorded why it could not start just before it
+			// exited, after this loop last looked.
+			if readJSON(filepath.Join(dir, exitFile), &ex) == nil && ex.StartError != "" {
+				fmt.Fprintln(os.Stderr, ex.StartError)
+				return 1
+			}
 			fmt.Fprintln(os.Stderr, "shim exited before the container started; see", filepath.Join(dir, "shim.log"))
 			return 1
 		case <-deadline:
