@@ -161,7 +161,13 @@ func (s *Server) Run(ctx context.Context) error {
 	defer edge.Close()
 	phases.done("watch hubs and authn/authz")
 	handlers := filters.NewHandlers(maxIdleHandlers)
-	defer handlers.Close() // after the server has shut down: deferred calls run after the body
+	defer func() { // after the server has shut down: deferred calls run after the body
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		defer cancel()
+		if err := handlers.Close(ctx); err != nil {
+			s.log.Warn("requests still running after shutdown", "err", err)
+		}
+	}()
 	handler := handlers.Middleware(s.routes(store, hubs, nsCache, m, edge.sec, edge.audit))
 	srv := &http.Server{
 		Handler:           handler,

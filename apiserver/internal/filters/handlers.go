@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -76,10 +77,19 @@ func (p *Handlers) Middleware(next http.Handler) http.Handler {
 }
 
 // Close makes every idle goroutine exit and waits for them and for busy ones
-// to finish their requests. Requests after Close run on their own goroutines.
-func (p *Handlers) Close() {
+// to finish their requests, or until ctx ends (a handler that ignores its
+// request's end must not hold up a shutdown): then it returns ctx's error.
+// Requests after Close run on their own goroutines.
+func (p *Handlers) Close(ctx context.Context) error {
 	p.stopped.Do(func() { close(p.stop) })
-	p.wg.Wait()
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (p *Handlers) worker(j *handlerJob) {

@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -16,7 +17,7 @@ import (
 // goroutines, not one each, and each answer is its own request's.
 func TestHandlersReuseGoroutines(t *testing.T) {
 	p := NewHandlers(4)
-	defer p.Close()
+	defer p.Close(context.Background())
 	srv := httptest.NewServer(p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.URL.Path)
 	})))
@@ -47,7 +48,7 @@ func TestHandlersDoNotWait(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
 	var wg sync.WaitGroup
-	defer func() { close(release); wg.Wait(); p.Close() }()
+	defer func() { close(release); wg.Wait(); p.Close(context.Background()) }()
 	h := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/block" {
 			close(started)
@@ -77,7 +78,7 @@ func TestHandlersDoNotWait(t *testing.T) {
 // goroutine with its value, and the pool goes on serving.
 func TestHandlersPanicOnCaller(t *testing.T) {
 	p := NewHandlers(4)
-	defer p.Close()
+	defer p.Close(context.Background())
 	boom := errors.New("boom")
 	h := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/panic" {
@@ -114,7 +115,9 @@ func TestHandlersClose(t *testing.T) {
 	if p.spawned.Load() == 0 {
 		t.Fatal("no pooled goroutine")
 	}
-	p.Close()
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -126,5 +129,32 @@ func TestHandlersClose(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	if rec.Code != http.StatusAccepted {
 		t.Errorf("after Close: code %d", rec.Code)
+	}
+}
+
+// TestHandlersCloseBounded: Close waits for a busy handler only until its
+// context ends, so a handler that never returns cannot hold up a shutdown.
+func TestHandlersCloseBounded(t *testing.T) {
+	p := NewHandlers(4)
+	release, started := make(chan struct{}), make(chan struct{})
+	h := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+	}))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := p.Close(ctx); err == nil {
+		t.Error("Close returned nil while a handler was still running")
+	}
+	close(release)
+	<-done
+	if err := p.Close(context.Background()); err != nil {
+		t.Errorf("Close after the handler returned: %v", err)
 	}
 }
