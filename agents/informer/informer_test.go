@@ -60,6 +60,38 @@ func newProxy(t *testing.T, hub *apiservertest.Server) *proxy {
 	return p
 }
 
+// newProxiedClient returns a proxy to hub and a client that goes through it.
+func newProxiedClient(t *testing.T, hub *apiservertest.Server) (*proxy, *client.Client) {
+	t.Helper()
+	p := newProxy(t, hub)
+	cli, err := client.New(client.Config{Server: p.URL, Token: hub.Token, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, cli
+}
+
+// runSynced runs inf until the test ends, and waits until it has synced.
+func runSynced(t *testing.T, inf *informer.Informer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- inf.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-errc:
+		case <-time.After(5 * time.Second):
+			t.Error("informer did not stop")
+		}
+	})
+	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
+	defer syncCancel()
+	if !informer.WaitForSync(syncCtx, inf.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+}
+
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	agenttest.Eventually(t, 10*time.Second, what, cond)
@@ -96,11 +128,7 @@ func TestInformerListWatchResumeRelist(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := newProxy(t, hub)
-	cli, err := client.New(client.Config{Server: p.URL, Token: hub.Token, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, cli := newProxiedClient(t, hub)
 	inf := informer.New(informer.Config{Client: cli, Version: "v1", Resource: "configmaps", Namespace: "default", PageSize: 2, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	rec := &recorder{adds: map[string]int{}, updates: map[string]int{}, delete: map[string]int{}}
 	inf.AddHandler(informer.HandlerFuncs{
@@ -108,21 +136,7 @@ func TestInformerListWatchResumeRelist(t *testing.T) {
 		UpdateFunc: func(_, o api.Object) { rec.count(rec.updates, o) },
 		DeleteFunc: func(o api.Object) { rec.count(rec.delete, o) },
 	})
-	errc := make(chan error, 1)
-	go func() { errc <- inf.Run(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case <-errc:
-		case <-time.After(5 * time.Second):
-			t.Error("informer did not stop")
-		}
-	}()
-	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
-	defer syncCancel()
-	if !informer.WaitForSync(syncCtx, inf.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	runSynced(t, inf)
 	if n := inf.Store().Len(); n != 3 {
 		t.Fatalf("synced with %d objects, want 3 (paged list)", n)
 	}
@@ -210,27 +224,9 @@ func TestInformerBackoffResetsAfterProgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cms := hub.Client.Resource("", "v1", "configmaps").Namespace("default")
-	p := newProxy(t, hub)
-	cli, err := client.New(client.Config{Server: p.URL, Token: hub.Token, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, cli := newProxiedClient(t, hub)
 	inf := informer.New(informer.Config{Client: cli, Version: "v1", Resource: "configmaps", Namespace: "default", MinBackoff: 10 * time.Millisecond, MaxBackoff: 5 * time.Second})
-	errc := make(chan error, 1)
-	go func() { errc <- inf.Run(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case <-errc:
-		case <-time.After(5 * time.Second):
-			t.Error("informer did not stop")
-		}
-	}()
-	syncCtx, syncCancel := context.WithTimeout(ctx, 10*time.Second)
-	defer syncCancel()
-	if !informer.WaitForSync(syncCtx, inf.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	runSynced(t, inf)
 	// Twelve cuts, each after an event arrived. Without the reset the
 	// ceiling would double on each (10 ms … 5 s) and the last four rounds
 	// would wait about 9 s together; with it each resumes within 10 ms.
