@@ -92,32 +92,16 @@ func TestStackEtcdMinority(t *testing.T) {
 	st := startStack(t, 1)
 	cms := st.client(0).Resource("", "v1", "configmaps").Namespace("default")
 	ctx := t.Context()
-	var acked []string
-	write := func(name string) error {
-		_, err := cms.Create(ctx, faulttest.ConfigMap(name))
-		if err == nil {
-			acked = append(acked, name)
-		}
-		return err
-	}
+	writes := faulttest.NewWrites(cms)
 	for i := range 10 {
-		if err := write(fmt.Sprintf("before-%d", i)); err != nil {
+		if err := writes.Write(t, fmt.Sprintf("before-%d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	// One member down: a write may meet a leader election, but not fail.
 	st.etcd.Stop(0)
-	start := time.Now()
-	for i := range 20 {
-		if err := write(fmt.Sprintf("minority-%d", i)); err != nil {
-			t.Fatalf("write with one member of three stopped: %v", err)
-		}
-		if _, err := cms.Get(ctx, "before-0"); err != nil {
-			t.Fatalf("read with one member of three stopped: %v", err)
-		}
-	}
-	t.Logf("one member stopped: 20 writes and 20 reads in %v, none failed", time.Since(start).Round(time.Millisecond))
+	faulttest.MinorityDown(t, writes, "before-0")
 
 	// Restarted, member 0 catches up: a serializable read answered by it
 	// alone sees the last write.
@@ -127,7 +111,7 @@ func TestStackEtcdMinority(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer member0.Close()
-	start = time.Now()
+	start := time.Now()
 	agenttest.Eventually(t, 30*time.Second, "the restarted member to hold the last write", func() bool {
 		r, err := member0.Get(ctx, "/registry/core/configmaps/default/minority-19", clientv3.WithSerializable())
 		return err == nil && len(r.Kvs) == 1
@@ -146,10 +130,10 @@ func TestStackEtcdMinority(t *testing.T) {
 	st.etcd.Restart(2)
 	start = time.Now()
 	agenttest.Eventually(t, 60*time.Second, "writes to resume with quorum back", func() bool {
-		return write("after") == nil
+		return writes.Write(t, "after") == nil
 	})
 	t.Logf("writes resumed %v after quorum returned", time.Since(start).Round(time.Millisecond))
-	faulttest.NothingLost(t, cms, acked, refused)
+	faulttest.NothingLost(t, cms, writes.Acked, refused)
 }
 
 // TestStackServerFailover: one of two hub replicas stopped during a stream

@@ -61,34 +61,17 @@ func (s *stack) with(t *testing.T) *stack {
 func etcdMinority(t *testing.T, s *stack) {
 	ctx := t.Context()
 	cms := s.client(0).Resource("", "v1", "configmaps").Namespace("default")
-	var acked []string
-	write := func(name string) error {
-		_, err := cms.Create(ctx, faulttest.ConfigMap(name))
-		if err == nil {
-			acked = append(acked, name)
-		}
-		return err
-	}
+	writes := faulttest.NewWrites(cms)
 	s.stop("etcd1")
-	begun := time.Now()
-	for i := range 20 {
-		// A write may meet a leader election; the first one may wait for it.
-		if err := write(fmt.Sprintf("minority-%d", i)); err != nil {
-			t.Fatalf("write with etcd1 of 3 stopped: %v", err)
-		}
-		if _, err := cms.Get(ctx, "minority-0"); err != nil {
-			t.Fatalf("read with etcd1 of 3 stopped: %v", err)
-		}
-	}
-	t.Logf("etcd1 stopped: 20 writes and 20 reads in %v, none failed", time.Since(begun).Round(time.Millisecond))
+	faulttest.MinorityDown(t, writes, "minority-0")
 
 	s.start("etcd1")
 	s.waitHealthy("etcd1")
 	// With etcd2 stopped, etcd1 and etcd3 are the quorum: a write succeeds
 	// only once etcd1 holds the log, including what it missed.
 	s.stop("etcd2")
-	begun = time.Now()
-	agenttest.Eventually(t, 60*time.Second, "a write with etcd1 in the quorum", func() bool { return write("caught-up") == nil })
+	begun := time.Now()
+	agenttest.Eventually(t, 60*time.Second, "a write with etcd1 in the quorum", func() bool { return writes.Write(t, "caught-up") == nil })
 	for i := range 20 {
 		if _, err := cms.Get(ctx, fmt.Sprintf("minority-%d", i)); err != nil {
 			t.Fatalf("minority-%d after etcd1 rejoined: %v", i, err)
@@ -101,10 +84,10 @@ func etcdMinority(t *testing.T, s *stack) {
 
 	s.start("etcd2", "etcd3")
 	begun = time.Now()
-	agenttest.Eventually(t, 60*time.Second, "writes to resume with quorum back", func() bool { return write("after") == nil })
+	agenttest.Eventually(t, 60*time.Second, "writes to resume with quorum back", func() bool { return writes.Write(t, "after") == nil })
 	t.Logf("writes resumed %v after quorum returned", time.Since(begun).Round(time.Millisecond))
 	s.waitHealthy(etcdMembers...)
-	faulttest.NothingLost(t, cms, acked, refused)
+	faulttest.NothingLost(t, cms, writes.Acked, refused)
 }
 
 // serverFailover: server1 stopped during writes and a watch through it.
