@@ -196,11 +196,6 @@ func (s *Server) Run(ctx context.Context) error {
 		defer wg.Done()
 		s.webhooks.Run(runCtx, store, s.log)
 	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.schemas.RunWorkers(runCtx)
-	}()
 	if s.cfg.CompactionInterval > 0 {
 		wg.Add(1)
 		go func() {

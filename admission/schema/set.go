@@ -52,7 +52,6 @@ func (e *entry) load() error {
 type Set struct {
 	mu      sync.RWMutex
 	entries map[Kind]*entry
-	jobs    chan validation // set while RunWorkers runs (workers.go)
 }
 
 // builtinCache holds the compiled built-in schemas, Kind → *entry. They are
@@ -208,7 +207,7 @@ func (s *Set) validate(_ context.Context, a *admission.Attributes) error {
 	if e.doc.prechecked && e.doc.precheck(obj, e.doc.deref(e.doc.root)) {
 		return nil // the library would find nothing either
 	}
-	err = s.validateValue(e.compiled, obj)
+	err = e.compiled.Validate(obj)
 	if err == nil {
 		return nil
 	}
